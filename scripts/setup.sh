@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Prepare a Debian bookworm machine for building and testing secmap.
+#
+# Idempotent: every step checks for its result first, so a second run on a
+# prepared machine only verifies and takes seconds. Needs root (apt, chroot).
+#
+# Results, all outside the git tree so that fresh clones share them:
+#   $SECMAP_CACHE/kernels/<tag>/{vmlinuz,modules/,kdir,release}  one per target kernel
+#   $SECMAP_CACHE/sid-root                                        sid build root for 7.x
+#   $SECMAP_CACHE/linux-source/                                   harness headers, checkpatch
+set -euo pipefail
+
+CACHE=${SECMAP_CACHE:-/var/cache/secmap}
+SID_MIRROR=${SECMAP_SID_MIRROR:-http://deb.debian.org/debian}
+export DEBIAN_FRONTEND=noninteractive
+
+log() { printf 'setup: %s\n' "$*" >&2; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "must run as root (apt-get, debootstrap, chroot)"
+
+HOST_PKGS=(
+	build-essential pkg-config clang sparse bc bison flex
+	libmnl-dev libelf-dev libjson-c-dev liblzma-dev libzstd-dev zlib1g-dev
+	qemu-system-x86 busybox-static cpio kmod xz-utils zstd debootstrap
+	python3 python3-yaml perl
+	linux-headers-cloud-amd64 linux-headers-6.12-cloud-amd64
+	linux-source-6.1 linux-source-6.12
+)
+
+install_host_packages() {
+	local missing=()
+	local p
+	for p in "${HOST_PKGS[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return
+	log "installing: ${missing[*]}"
+	# A stale package list makes 'install' fail with 404s; refresh once.
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# The versioned package behind a Debian meta package, e.g.
+# linux-image-cloud-amd64 -> linux-image-6.1.0-56-cloud-amd64.
+resolve_meta() {
+	apt-cache depends "$1" 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }'
+}
+
+# Unpack a kernel image package (not install: we only need vmlinuz and its
+# modules, and must not touch the host's /boot).
+fetch_bookworm_kernel() {
+	local tag=$1 meta=$2
+	local dir=$CACHE/kernels/$tag
+	[ -f "$dir/ready" ] && return
+	local pkg
+	pkg=$(resolve_meta "$meta")
+	[ -n "$pkg" ] || die "cannot resolve $meta (run apt-get update?)"
+	local release=${pkg#linux-image-}
+	log "unpacking $pkg"
+	rm -rf "$dir" && mkdir -p "$dir"
+	# Download as root into our cache; apt's _apt sandbox user cannot write there.
+	(cd "$dir" && apt-get download -qq -o APT::Sandbox::User=root "$pkg" >/dev/null)
+	dpkg-deb -x "$dir"/"$pkg"_*.deb "$dir/root"
+	rm -f "$dir"/*.deb
+	# postinst would have run depmod; the VM lane resolves dependencies with it.
+	depmod -b "$dir/root" "$release"
+	ln -sfn "root/boot/vmlinuz-$release" "$dir/vmlinuz"
+	ln -sfn "root/lib/modules/$release" "$dir/modules"
+	[ -d "/usr/src/linux-headers-$release" ] || die "headers for $release missing"
+	ln -sfn "/usr/src/linux-headers-$release" "$dir/kdir"
+	echo "$release" >"$dir/release"
+	touch "$dir/ready"
+}
+
+# sid's kbuild needs a newer glibc and gcc than bookworm has: build in a chroot.
+prepare_sid_root() {
+	local root=$CACHE/sid-root
+	local dir=$CACHE/kernels/sid
+	[ -f "$dir/ready" ] && return
+	if [ ! -f "$root/.secmap-debootstrap-done" ]; then
+		log "debootstrapping sid into $root"
+		rm -rf "$root"
+		debootstrap --variant=minbase --include=gcc-16,make,libelf-dev,bc,bison,flex,kmod,xz-utils \
+			sid "$root" "$SID_MIRROR" >"$CACHE/debootstrap.log" 2>&1 ||
+			die "debootstrap failed, see $CACHE/debootstrap.log"
+		touch "$root/.secmap-debootstrap-done"
+	fi
+	log "installing sid kernel image and headers in the build root"
+	# The mirror serves a frozen snapshot whose Release file has expired.
+	echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99secmap-snapshot"
+	# Package scripts complain loudly about the bare chroot; keep that in a log.
+	{
+		chroot "$root" apt-get update -qq &&
+		chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends gcc-16 make linux-image-cloud-amd64 linux-headers-cloud-amd64
+	} >"$CACHE/sid-apt.log" 2>&1 || die "sid kernel install failed, see $CACHE/sid-apt.log"
+	local release
+	release=$(ls "$root/lib/modules" | sort -V | tail -n 1)
+	[ -n "$release" ] || die "no kernel installed in $root"
+	rm -rf "$dir" && mkdir -p "$dir"
+	ln -sfn "../../sid-root/boot/vmlinuz-$release" "$dir/vmlinuz"
+	ln -sfn "../../sid-root/lib/modules/$release" "$dir/modules"
+	# kdir is the path *inside* the chroot; scripts/kbuild.sh knows to chroot.
+	echo "/usr/src/linux-headers-$release" >"$dir/chroot-kdir"
+	echo "$release" >"$dir/release"
+	touch "$dir/ready"
+}
+
+# kselftest harness and checkpatch come from the 6.12 source tarball at build
+# time; nothing of the kernel is committed to secmap.
+extract_linux_source() {
+	local dir=$CACHE/linux-source
+	[ -f "$dir/ready" ] && return
+	log "extracting harness headers and checkpatch from linux-source-6.12"
+	rm -rf "$dir" && mkdir -p "$dir"
+	tar -xJf /usr/src/linux-source-6.12.tar.xz -C "$dir" --strip-components=1 --wildcards \
+		'linux-source-6.12/tools/testing/selftests/kselftest_harness.h' \
+		'linux-source-6.12/tools/testing/selftests/kselftest.h' \
+		'linux-source-6.12/scripts/checkpatch.pl' \
+		'linux-source-6.12/scripts/spelling.txt' \
+		'linux-source-6.12/scripts/const_structs.checkpatch'
+	touch "$dir/ready"
+}
+
+mkdir -p "$CACHE/kernels"
+install_host_packages
+fetch_bookworm_kernel 6.1 linux-image-cloud-amd64
+fetch_bookworm_kernel 6.12 linux-image-6.12-cloud-amd64
+extract_linux_source
+prepare_sid_root
+for k in 6.1 6.12 sid; do
+	log "kernel $k: $(cat "$CACHE/kernels/$k/release")"
+done
