@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot one target kernel in qemu (TCG) with secmap loaded and run the
+# selftests (or the demo) inside it.
+#
+#   scripts/vm-run.sh TAG MODE BUILD
+#
+# TAG: kernel prepared by scripts/setup.sh (6.1, 6.12, sid). MODE: test or
+# demo. BUILD: the build folder holding kernels/TAG/*.ko (scripts/kbuild.sh),
+# guest/secmap and guest/tests/* (dynamically linked; their libraries are
+# copied in, since Debian ships no static libmnl). Writes BUILD/vm/TAG/{console.log,out.log,
+# results.tap}. The kernel's console is checked for oopses, BUGs, WARNs and
+# KASAN reports; each check is a TAP line, so a dirty console fails the run.
+set -euo pipefail
+
+CACHE=${SECMAP_CACHE:-/var/cache/secmap}
+TIMEOUT=${SECMAP_VM_TIMEOUT:-300}
+top=$(cd "$(dirname "$0")/.." && pwd)
+tag=${1:?usage: vm-run.sh TAG MODE BUILD}
+mode=${2:?usage: vm-run.sh TAG MODE BUILD}
+build=$(cd "${3:?usage: vm-run.sh TAG MODE BUILD}" && pwd)
+kernel=$CACHE/kernels/$tag
+vm=$build/vm/$tag
+
+# Real Debian modules loaded before secmap (dependencies come along), and
+# one loaded by the tests afterwards.
+EARLY_MODULES="dummy veth ipip bridge tcp_bbr"
+LATE_MODULES="ifb"
+
+die() { echo "vm-run: $tag: $*" >&2; exit 1; }
+[ -f "$kernel/ready" ] || die "kernel not prepared; run scripts/setup.sh"
+
+moddir=$(readlink -f "$kernel/modules")
+release=$(cat "$kernel/release")
+
+rm -rf "$vm" && mkdir -p "$vm/root"/{bin,tests,etc/secmap,lib/modules/secmap,lib/modules/early,lib/modules/late,proc,sys,dev}
+root=$vm/root
+
+# Decompress as Debian ships them (.ko, .ko.xz, .ko.zst, .ko.gz): busybox
+# insmod reads plain ELF only.
+copy_module() {
+	local rel=$1 dest=$2
+	local src=$moddir/$rel
+	case $src in
+	*.ko.xz) xz -dc "$src" >"$dest" ;;
+	*.ko.zst) zstd -qdc "$src" >"$dest" ;;
+	*.ko.gz) gzip -dc "$src" >"$dest" ;;
+	*.ko) cp "$src" "$dest" ;;
+	*) die "unknown module format: $src" ;;
+	esac
+}
+
+module_name() { local b=${1##*/}; b=${b%%.ko*}; echo "${b//-/_}"; }
+
+# modules.dep: "path: dep1 dep2"; deps are loaded last-listed first.
+declare -A loaded=()
+order=()
+add_with_deps() {
+	local want=$1 line rel deps i
+	line=$(grep -E "(^|/)$want\.ko[^:]*:" "$moddir/modules.dep" | head -n 1) ||
+		die "module $want not in $moddir/modules.dep"
+	rel=${line%%:*}
+	read -r -a deps <<<"${line#*:}"
+	for ((i = ${#deps[@]} - 1; i >= 0; i--)); do
+		add_rel "${deps[i]}"
+	done
+	add_rel "$rel"
+}
+add_rel() {
+	local rel=$1 name
+	name=$(module_name "$rel")
+	[ -n "${loaded[$name]:-}" ] && return
+	loaded[$name]=1
+	copy_module "$rel" "$root/lib/modules/early/$name.ko"
+	order+=("/lib/modules/early/$name.ko")
+	echo "$name" >>"$root/etc/secmap/real-modules"
+}
+for m in $EARLY_MODULES; do add_with_deps "$m"; done
+printf '%s\n' "${order[@]}" >"$root/etc/secmap/early-order"
+for m in $LATE_MODULES; do
+	line=$(grep -E "(^|/)$m\.ko[^:]*:" "$moddir/modules.dep" | head -n 1) || die "no $m"
+	copy_module "${line%%:*}" "$root/lib/modules/late/$m.ko"
+done
+
+cp "$build/kernels/$tag/"*.ko "$root/lib/modules/secmap/"
+cp /bin/busybox "$root/bin/busybox"
+cp "$build/guest/secmap" "$root/bin/secmap"
+cp "$build/guest/tests/"* "$root/tests/"
+# The shared libraries (and loader) the binaries need, at the same paths.
+for bin in "$root/bin/secmap" "$root/tests/"*; do
+	ldd "$bin" | grep -oE '/[^ ]+' || die "ldd $bin failed"
+done | sort -u | while read -r lib; do
+	mkdir -p "$root$(dirname "$lib")"
+	cp -L "$lib" "$root$lib"
+done
+install -m 0755 "$top/selftests/secmap/vm-init.sh" "$root/init"
+echo "$mode" >"$root/etc/secmap/mode"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$vm/initramfs.cpio.gz"
+
+start=$(date +%s.%N)
+rc=0
+timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
+	-nodefaults -display none -no-reboot -monitor none -nic none \
+	-serial "file:$vm/console.log" -serial "file:$vm/out.log" \
+	-kernel "$(readlink -f "$kernel/vmlinuz")" -initrd "$vm/initramfs.cpio.gz" \
+	-append "console=ttyS0 panic=-1 ignore_loglevel" || rc=$?
+# Serial lines end in CRLF.
+sed -i 's/\r$//' "$vm/console.log" "$vm/out.log"
+elapsed=$(echo "$(date +%s.%N) - $start" | bc)
+printf '%.1f\n' "$elapsed" >"$vm/seconds"
+
+tap=$vm/results.tap
+{
+	echo "# kernel $tag ($release): boot and $mode took $(cat "$vm/seconds")s"
+	sed -n 's/^# booted //p' "$vm/out.log" | grep -qx "$release" &&
+		echo "ok - $tag: booted $release" ||
+		echo "not ok - $tag: booted $release (qemu exit $rc, see $vm/console.log)"
+	[ "$mode" = test ] && cat "$vm/out.log"
+	grep -qx 'SECMAP-VM-DONE' "$vm/out.log" &&
+		echo "ok - $tag: VM finished within ${TIMEOUT}s" ||
+		echo "not ok - $tag: VM did not finish (timeout or crash, qemu exit $rc)"
+	bad=$(grep -nE 'Oops|BUG:|WARNING:|KASAN|Call Trace|general protection|kernel BUG|UBSAN' \
+		"$vm/console.log" | head -n 5 || true)
+	if [ -z "$bad" ]; then
+		echo "ok - $tag: console free of oops/BUG/WARN/KASAN"
+	else
+		echo "not ok - $tag: console shows a kernel problem:"
+		sed 's/^/#   /' <<<"$bad"
+	fi
+} >"$tap"
+[ "$mode" = demo ] && cat "$vm/out.log"
+exit 0
