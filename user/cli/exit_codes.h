@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Exit statuses of the secmap tool: scripts depend on them, so only append. */
+#ifndef SECMAP_EXIT_CODES_H
+#define SECMAP_EXIT_CODES_H
+
+#define SECMAP_EXIT_OK		0	/* success */
+#define SECMAP_EXIT_FAILURE	1	/* anything not covered below */
+#define SECMAP_EXIT_USAGE	2	/* bad command line */
+#define SECMAP_EXIT_NO_KMOD	3	/* generic netlink family "secmap" missing */
+#define SECMAP_EXIT_PERM	4	/* kernel refused: missing privilege */
+#define SECMAP_EXIT_NOT_FOUND	5	/* a module named on the command line is not loaded */
+
+#endif /* SECMAP_EXIT_CODES_H */

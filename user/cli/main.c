@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/* secmap: command-line front end to libsecmap; global options and dispatch. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "secmap_cli.h"
+
+static int do_help(int argc, char **argv);
+
+static const struct cmd cmds[] = {
+	{ "dump", do_dump, "show where each section of each loaded module is" },
+	{ "help", do_help, "show this help" },
+	{ 0 }
+};
+
+static void usage(FILE *f)
+{
+	const struct cmd *c;
+
+	fprintf(f,
+		"Usage: %s [OPTIONS] COMMAND [ARGS...]\n"
+		"       %s COMMAND --help\n"
+		"\n"
+		"Commands:\n", bin_name, bin_name);
+	for (c = cmds; c->name; c++)
+		fprintf(f, "  %-8s  %s\n", c->name, c->summary);
+	fprintf(f,
+		"\n"
+		"Options:\n"
+		"  -j, --json     JSON output\n"
+		"  -p, --pretty   pretty-printed JSON output (implies --json)\n"
+		"  -h, --help     show this help\n"
+		"  -V, --version  show the version\n");
+}
+
+static int do_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	usage(stdout);
+	return SECMAP_EXIT_OK;
+}
+
+static int do_version(void)
+{
+	struct json_object *obj, *ver;
+
+	if (!json_output) {
+		printf("%s v%s\n", bin_name, SECMAP_TOOL_VERSION);
+		return SECMAP_EXIT_OK;
+	}
+	obj = json_object_new_object();
+	ver = json_object_new_string(SECMAP_TOOL_VERSION);
+	if (!obj || !ver || json_object_object_add(obj, "version", ver)) {
+		json_object_put(ver);
+		json_object_put(obj);
+		p_err("out of memory");
+		return SECMAP_EXIT_FAILURE;
+	}
+	/* A write error is caught by the final flush in main(). */
+	print_json(stdout, obj);
+	json_object_put(obj);
+	return SECMAP_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json",	no_argument, NULL, 'j' },
+		{ "pretty",	no_argument, NULL, 'p' },
+		{ "help",	no_argument, NULL, 'h' },
+		{ "version",	no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	bool help = false, version = false;
+	const struct cmd *c;
+	int opt, ret;
+
+	/* '+': options after COMMAND belong to the command. */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+jphV", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			pretty_output = true;
+			/* fall through */
+		case 'j':
+			json_output = true;
+			break;
+		case 'h':
+			help = true;
+			break;
+		case 'V':
+			version = true;
+			break;
+		default:
+			/* optopt is set for short options only; a bad long one is in argv. */
+			if (optopt)
+				p_err("unknown option '-%c'", optopt);
+			else
+				p_err("unknown option '%s'", argv[optind - 1]);
+			if (!json_output)
+				usage(stderr);
+			return SECMAP_EXIT_USAGE;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (help) {
+		ret = do_help(argc, argv);
+	} else if (version) {
+		ret = do_version();
+	} else if (!argc) {
+		p_err("no command given");
+		if (!json_output)
+			usage(stderr);
+		ret = SECMAP_EXIT_USAGE;
+	} else {
+		for (c = cmds; c->name && strcmp(c->name, argv[0]); c++)
+			;
+		if (c->name) {
+			ret = c->func(argc, argv);
+		} else {
+			p_err("unknown command '%s' (try '%s help')", argv[0], bin_name);
+			ret = SECMAP_EXIT_USAGE;
+		}
+	}
+
+	/*
+	 * Buffered output may only fail now (full disk, closed pipe). A failed
+	 * command has already said why, possibly about this very stream.
+	 */
+	errno = 0;
+	if ((fflush(stdout) == EOF || ferror(stdout)) && ret == SECMAP_EXIT_OK) {
+		fprintf(stderr, "Error: cannot write output: %s\n",
+			strerror(errno ? errno : EIO));
+		ret = SECMAP_EXIT_FAILURE;
+	}
+	return ret;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Declarations shared by the secmap tool's sources and its unit tests. */
+#ifndef SECMAP_CLI_H
+#define SECMAP_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "exit_codes.h"
+#include "secmap.h"
+
+#define SECMAP_TOOL_VERSION "0.1.0"
+
+struct json_object;
+
+extern const char *bin_name;
+extern bool json_output;
+extern bool pretty_output;
+
+struct cmd {
+	const char *name;
+	int (*func)(int argc, char **argv);
+	const char *summary;
+};
+
+/* Report an error: "Error: ..." on stderr, or {"error": "..."} on stdout with -j. */
+void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Map a negative errno from libsecmap to one of the SECMAP_EXIT_* codes. */
+int exit_code_from_err(int err);
+/* Serialise @obj to @f honouring --pretty; 0 or -errno on a write error. */
+int print_json(FILE *f, struct json_object *obj);
+
+int do_dump(int argc, char **argv);
+
+/*
+ * Pick the modules of @snap named in @names ('-' and '_' alike), kept in the
+ * kernel's order; all of them if @nr_names is 0. On -ENOENT, *@missing is
+ * the first name that matched nothing. *@mods is malloc()ed.
+ */
+int dump_select(const struct secmap_snapshot *snap, char *const *names, size_t nr_names,
+		const struct secmap_module ***mods, size_t *nr_mods, const char **missing);
+/* {"modules": [...]}; NULL when out of memory. */
+struct json_object *dump_build_json(const struct secmap_module *const *mods, size_t nr_mods);
+/* 0 or -errno from writing. */
+int dump_print_json(FILE *f, const struct secmap_module *const *mods, size_t nr_mods);
+int dump_print_table(FILE *f, const struct secmap_module *const *mods, size_t nr_mods);
+
+#endif /* SECMAP_CLI_H */

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* libsecmap data model: snapshot of modules and sections, lookups, freeing. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct secmap_snapshot *libsecmap_snapshot_new(void)
+{
+	struct secmap_snapshot *snap = calloc(1, sizeof(*snap));
+
+	if (!snap)
+		errno = ENOMEM;
+	return snap;
+}
+
+/* Grow @arr (of @size-byte elements) so that one more fits. */
+static int grow(void **arr, size_t *cap, size_t nr, size_t size)
+{
+	size_t ncap;
+	void *p;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 8;
+	if (ncap < *cap || ncap > SIZE_MAX / size)
+		return libsecmap_err(-ENOMEM);
+	p = realloc(*arr, ncap * size);
+	if (!p)
+		return libsecmap_err(-ENOMEM);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+int libsecmap_module_add_section(struct secmap_module *mod, char *name, uint64_t addr)
+{
+	int err;
+
+	err = grow((void **)&mod->sections, &mod->cap_sections, mod->nr_sections,
+		   sizeof(*mod->sections));
+	if (err)
+		return err;
+	mod->sections[mod->nr_sections].name = name;
+	mod->sections[mod->nr_sections].addr = addr;
+	mod->nr_sections++;
+	return 0;
+}
+
+int libsecmap_snapshot_add_module(struct secmap_snapshot *snap, struct secmap_module *mod)
+{
+	int err;
+
+	err = grow((void **)&snap->modules, &snap->cap_modules, snap->nr_modules,
+		   sizeof(*snap->modules));
+	if (err)
+		return err;
+	snap->modules[snap->nr_modules++] = *mod;
+	memset(mod, 0, sizeof(*mod));
+	return 0;
+}
+
+void libsecmap_module_release(struct secmap_module *mod)
+{
+	size_t i;
+
+	for (i = 0; i < mod->nr_sections; i++)
+		free(mod->sections[i].name);
+	free(mod->sections);
+	free(mod->name);
+	memset(mod, 0, sizeof(*mod));
+}
+
+SECMAP_EXPORT void secmap_snapshot_free(struct secmap_snapshot *snapshot)
+{
+	size_t i;
+
+	if (!snapshot)
+		return;
+	for (i = 0; i < snapshot->nr_modules; i++)
+		libsecmap_module_release(&snapshot->modules[i]);
+	free(snapshot->modules);
+	free(snapshot);
+}
+
+SECMAP_EXPORT size_t secmap_snapshot_module_count(const struct secmap_snapshot *snapshot)
+{
+	return snapshot ? snapshot->nr_modules : 0;
+}
+
+SECMAP_EXPORT const struct secmap_module *
+secmap_snapshot_module(const struct secmap_snapshot *snapshot, size_t index)
+{
+	if (!snapshot || index >= snapshot->nr_modules) {
+		errno = ENOENT;
+		return NULL;
+	}
+	return &snapshot->modules[index];
+}
+
+static int norm(char c)
+{
+	return c == '-' ? '_' : c;
+}
+
+/* The kernel names modules with '_', while users type either, as modprobe accepts. */
+static int modname_eq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (norm(*a) != norm(*b))
+			return 0;
+	return *a == *b;
+}
+
+SECMAP_EXPORT const struct secmap_module *
+secmap_snapshot_find(const struct secmap_snapshot *snapshot, const char *name)
+{
+	size_t i;
+
+	if (snapshot && name)
+		for (i = 0; i < snapshot->nr_modules; i++)
+			if (modname_eq(snapshot->modules[i].name, name))
+				return &snapshot->modules[i];
+	errno = ENOENT;
+	return NULL;
+}
+
+SECMAP_EXPORT const char *secmap_module_name(const struct secmap_module *module)
+{
+	return module ? module->name : NULL;
+}
+
+SECMAP_EXPORT size_t secmap_module_section_count(const struct secmap_module *module)
+{
+	return module ? module->nr_sections : 0;
+}
+
+SECMAP_EXPORT const struct secmap_section *
+secmap_module_section(const struct secmap_module *module, size_t index)
+{
+	if (!module || index >= module->nr_sections) {
+		errno = ENOENT;
+		return NULL;
+	}
+	return &module->sections[index];
+}
+
+SECMAP_EXPORT const struct secmap_section *
+secmap_module_find_section(const struct secmap_module *module, const char *name)
+{
+	size_t i;
+
+	if (module && name)
+		for (i = 0; i < module->nr_sections; i++)
+			if (!strcmp(module->sections[i].name, name))
+				return &module->sections[i];
+	errno = ENOENT;
+	return NULL;
+}
+
+SECMAP_EXPORT const char *secmap_section_name(const struct secmap_section *section)
+{
+	return section ? section->name : NULL;
+}
+
+SECMAP_EXPORT uint64_t secmap_section_addr(const struct secmap_section *section)
+{
+	return section ? section->addr : 0;
+}
+
+SECMAP_EXPORT const char *secmap_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case ENOENT:
+		return "secmap kernel module not loaded (family \"secmap\" not found)";
+	case EPERM:
+	case EACCES:
+		return "permission denied (needs CAP_SYSLOG)";
+	case EPROTO:
+		return "malformed reply from kernel";
+	default:
+		return strerror(err);
+	}
+}
