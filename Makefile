@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+# secmap top level. Build outputs go to build/ (ignored by git).
+#
+#   make             userspace (user/secmap) and secmap.ko for the default kernel
+#   make kmod-matrix secmap.ko for every target kernel -> build/kernels/TAG/
+#   make check       set-up, host tests, and the VM lane on every target kernel
+#   make demo        boot a VM, load secmap and real modules, show `secmap dump`
+SECMAP_CACHE ?= /var/cache/secmap
+KERNELS ?= 6.1 6.12 sid
+DEMO_KERNEL ?= 6.12
+BUILD := $(CURDIR)/build
+
+# The host kernel has no module support here; build for the first target
+# unless the running kernel has a build tree.
+HOST_KDIR := /lib/modules/$(shell uname -r)/build
+KDIR ?= $(if $(wildcard $(HOST_KDIR)),$(HOST_KDIR),$(SECMAP_CACHE)/kernels/6.1/kdir)
+
+all: user kmod
+
+user:
+	$(MAKE) -C user
+
+kmod:
+	$(MAKE) -C kmod KDIR=$(KDIR) W=1
+
+setup:
+	bash scripts/setup.sh
+
+kmod-matrix: setup
+	@for k in $(KERNELS); do bash scripts/kbuild.sh $$k $(BUILD)/kernels/$$k || exit 1; done
+
+guest: setup
+	$(MAKE) -C user OUTPUT=$(BUILD)/guest/ all
+	mkdir -p $(BUILD)/guest/tests
+	$(MAKE) -C selftests/secmap OUTPUT=$(BUILD)/guest/tests/ LIBSECMAP=$(BUILD)/guest/libsecmap.a
+
+check:
+	SECMAP_KERNELS="$(KERNELS)" bash scripts/check.sh
+
+demo: guest
+	bash scripts/kbuild.sh $(DEMO_KERNEL) $(BUILD)/kernels/$(DEMO_KERNEL)
+	bash scripts/vm-run.sh $(DEMO_KERNEL) demo $(BUILD)
+
+clean:
+	$(MAKE) -C user clean
+	-$(MAKE) -C kmod KDIR=$(KDIR) clean
+	rm -rf $(BUILD)
+
+.PHONY: all user kmod setup kmod-matrix guest check demo clean

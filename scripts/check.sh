@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Everything `make check` runs, in order: set-up, host unit tests (gcc,
+# clang, ASan/UBSan), the module for every target kernel, and the VM lane on
+# every target kernel. Each step leaves TAP under build/tap/; the last line
+# is the aggregate "N passed, N failed, N skipped". A failing step does not
+# stop the others, so one run shows every problem.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+KERNELS=${SECMAP_KERNELS:-6.1 6.12 sid}
+build=$top/build
+tapdir=$build/tap
+rm -rf "$tapdir" && mkdir -p "$tapdir"
+start=$(date +%s)
+
+step() { printf '\n== %s\n' "$*"; }
+# Record a step's outcome as one TAP line.
+tap_result() {
+	local file=$1 rc=$2 desc=$3
+	if [ "$rc" -eq 0 ]; then echo "ok - $desc"; else echo "not ok - $desc"; fi >>"$tapdir/$file"
+}
+
+step "set-up"
+bash scripts/setup.sh || { echo "set-up failed"; exit 1; }
+
+step "host unit tests"
+for variant in gcc clang sanitize; do
+	case $variant in
+	gcc) args=(CC=gcc) ;;
+	clang) args=(CC=clang) ;;
+	sanitize) args=(CC=gcc SANITIZE=1) ;;
+	esac
+	out=$build/host/$variant/
+	mkdir -p "$out"
+	make -s -C user OUTPUT="$out" "${args[@]}" test >"$tapdir/host-$variant.tap" 2>&1
+	tap_result "host-$variant.tap" $? "host: userspace builds and its tests pass ($variant)"
+	grep -E '^(not )?ok ' "$tapdir/host-$variant.tap" | grep -v '^ok' || true
+done
+
+step "userspace for the VMs"
+mkdir -p "$build/guest/tests"
+make -s -C user OUTPUT="$build/guest/" all >"$build/guest/build.log" 2>&1 &&
+	make -s -C selftests/secmap OUTPUT="$build/guest/tests/" \
+		LIBSECMAP="$build/guest/libsecmap.a" >>"$build/guest/build.log" 2>&1
+static_rc=$?
+tap_result guest.tap $static_rc "secmap CLI and selftests for the VMs build"
+[ $static_rc -eq 0 ] || cat "$build/guest/build.log"
+
+for k in $KERNELS; do
+	step "kernel $k: build"
+	bash scripts/kbuild.sh "$k" "$build/kernels/$k"
+	krc=$?
+	tap_result "kbuild-$k.tap" $krc "$k: secmap.ko and test modules build with W=1, no warnings"
+	if [ $krc -ne 0 ] || [ $static_rc -ne 0 ]; then
+		echo "not ok - $k: VM tests not run (build failed)" >"$tapdir/vm-$k.tap"
+		continue
+	fi
+	step "kernel $k: VM"
+	bash scripts/vm-run.sh "$k" test "$build" || echo "not ok - $k: vm-run.sh failed" >>"$build/vm/$k/results.tap"
+	cp "$build/vm/$k/results.tap" "$tapdir/vm-$k.tap"
+	head -n 2 "$tapdir/vm-$k.tap"
+	grep -E '^not ok' "$tapdir/vm-$k.tap" || true
+done
+
+step "summary"
+for k in $KERNELS; do
+	[ -f "$build/vm/$k/out.log" ] &&
+		printf 'kernel %-5s booted %s in %ss\n' "$k" \
+			"$(sed -n 's/^# booted //p' "$build/vm/$k/out.log")" "$(cat "$build/vm/$k/seconds")"
+done
+echo "wall time: $(($(date +%s) - start))s"
+exec bash scripts/tap-summary.sh "$tapdir"/*.tap
