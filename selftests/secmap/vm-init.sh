@@ -31,8 +31,8 @@ test)
 demo)
 	say "\$ secmap dump"
 	secmap dump >&3 2>&3
-	say "\$ secmap dump --json dummy"
-	secmap --pretty dump dummy >&3 2>&3
+	say "\$ secmap dump --pretty dummy"
+	secmap dump --pretty dummy >&3 2>&3
 	;;
 esac
 say "SECMAP-VM-DONE"
