@@ -9,6 +9,9 @@
 #include <linux/module.h>
 #include <linux/sysfs.h>
 #include <linux/version.h>
+#include <net/genetlink.h>
+
+#include "internal.h"
 
 /*
  * mod->sect_attrs is private to kernel/module/sysfs.c, but its first member
@@ -36,6 +39,87 @@ static inline unsigned long secmap_compat_sect_addr(const struct bin_attribute *
 static inline unsigned long secmap_compat_sect_addr(const struct bin_attribute *battr)
 {
 	return (unsigned long)battr->private;
+}
+#endif
+
+#if KERNEL_VERSION(6, 4, 0) <= LINUX_VERSION_CODE
+/* 6.4 "module: replace module_layout with module_memory": one mem[] per type. */
+static inline unsigned int secmap_compat_regions(const struct module *mod,
+						 struct secmap_region *out)
+{
+	static const u8 types[MOD_MEM_NUM_TYPES] = {
+		[MOD_TEXT] = SECMAP_REGION_TEXT,
+		[MOD_DATA] = SECMAP_REGION_DATA,
+		[MOD_RODATA] = SECMAP_REGION_RODATA,
+		[MOD_RO_AFTER_INIT] = SECMAP_REGION_RO_AFTER_INIT,
+		[MOD_INIT_TEXT] = SECMAP_REGION_INIT_TEXT,
+		[MOD_INIT_DATA] = SECMAP_REGION_INIT_DATA,
+		[MOD_INIT_RODATA] = SECMAP_REGION_INIT_RODATA,
+	};
+	unsigned int type, n = 0;
+
+	for (type = 0; type < MOD_MEM_NUM_TYPES; type++) {
+		if (!mod->mem[type].size)
+			continue;
+		out[n].type = types[type];
+		out[n].base = (unsigned long)mod->mem[type].base;
+		out[n].size = mod->mem[type].size;
+		n++;
+	}
+	return n;
+}
+#else
+/* Before 6.4 a layout is text, rodata, ro_after_init, data, split by sizes. */
+static inline unsigned int secmap_compat_split_layout(const struct module_layout *layout,
+						      const u8 types[4],
+						      struct secmap_region *out)
+{
+	const unsigned int ends[4] = {
+		layout->text_size, layout->ro_size, layout->ro_after_init_size, layout->size,
+	};
+	unsigned int i, n = 0, start = 0;
+
+	for (i = 0; i < 4; i++) {
+		if (ends[i] > start) {
+			out[n].type = types[i];
+			out[n].base = (unsigned long)layout->base + start;
+			out[n].size = ends[i] - start;
+			n++;
+		}
+		start = max(start, ends[i]);
+	}
+	return n;
+}
+
+static inline unsigned int secmap_compat_regions(const struct module *mod,
+						 struct secmap_region *out)
+{
+	static const u8 core[4] = {
+		SECMAP_REGION_TEXT, SECMAP_REGION_RODATA,
+		SECMAP_REGION_RO_AFTER_INIT, SECMAP_REGION_DATA,
+	};
+	static const u8 init[4] = {
+		SECMAP_REGION_INIT_TEXT, SECMAP_REGION_INIT_RODATA,
+		SECMAP_REGION_RO_AFTER_INIT, SECMAP_REGION_INIT_DATA,
+	};
+	unsigned int n;
+
+	n = secmap_compat_split_layout(&mod->core_layout, core, out);
+	/* init_layout has no ro_after_init part: its ro_after_init_size == ro_size. */
+	return n + secmap_compat_split_layout(&mod->init_layout, init, out + n);
+}
+#endif
+
+#if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
+/* 6.6 "genetlink: add genl_info_dump()": dump attributes through a genl_info. */
+static inline struct nlattr **secmap_compat_dump_attrs(struct netlink_callback *cb)
+{
+	return genl_info_dump(cb)->attrs;
+}
+#else
+static inline struct nlattr **secmap_compat_dump_attrs(struct netlink_callback *cb)
+{
+	return genl_dumpit_info(cb)->attrs;
 }
 #endif
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * secmap: expose where the kernel placed each section of every loaded
- * module, over the "secmap" generic netlink family.
+ * module, with load/live/gone events, over the "secmap" generic netlink
+ * family.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -9,25 +10,36 @@
 
 static int __init secmap_init(void)
 {
+	unsigned int nr_entries, nr_sections;
+	size_t bytes;
 	int ret;
 
 	/* Track first, so the family never answers from an empty registry. */
-	ret = secmap_registry_init();
+	ret = secmap_tracking_init();
 	if (ret)
 		return ret;
 
 	ret = secmap_netlink_init();
 	if (ret) {
-		secmap_registry_exit();
+		secmap_tracking_exit();
+		secmap_registry_clear();
 		return ret;
 	}
+	secmap_events_enable(true);
+
+	bytes = secmap_registry_memory(&nr_entries, &nr_sections);
+	pr_info("tracking %u modules, %u sections in %zu bytes\n", nr_entries, nr_sections,
+		bytes);
 	return 0;
 }
 
 static void __exit secmap_exit(void)
 {
+	/* Reverse order: no events once the family is gone, no hooks after that. */
+	secmap_events_enable(false);
+	secmap_tracking_exit();
 	secmap_netlink_exit();
-	secmap_registry_exit();
+	secmap_registry_clear();
 }
 
 module_init(secmap_init);

@@ -1,63 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SECMAP_CMD_MODULE_GET: one module by name (doit) or all of them (dumpit),
- * each as a message with its sections.
+ * SECMAP_CMD_MODULE_GET: one module by name (doit) or all of them (dumpit,
+ * optionally filtered by name), one message per module.
  */
 #include "internal.h"
+#include "compat.h"
 
 const struct nla_policy secmap_module_get_policy[SECMAP_A_MODULE_NAME + 1] = {
 	[SECMAP_A_MODULE_NAME] = { .type = NLA_NUL_STRING, .len = MODULE_NAME_LEN - 1 },
 };
-
-static int put_section(struct sk_buff *skb, const struct secmap_section *sec)
-{
-	struct nlattr *nest = nla_nest_start(skb, SECMAP_A_MODULE_SECTION);
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_string(skb, SECMAP_A_SECTION_NAME, sec->name) ||
-	    nla_put_u64_64bit(skb, SECMAP_A_SECTION_ADDR, sec->addr, SECMAP_A_SECTION_PAD)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int fill_module(struct sk_buff *skb, const struct secmap_entry *entry,
-		       u32 portid, u32 seq, int flags)
-{
-	unsigned int i;
-	void *hdr;
-
-	hdr = genlmsg_put(skb, portid, seq, &secmap_genl_family, flags, SECMAP_CMD_MODULE_GET);
-	if (!hdr)
-		return -EMSGSIZE;
-
-	if (nla_put_string(skb, SECMAP_A_MODULE_NAME, entry->name))
-		goto cancel;
-	for (i = 0; i < entry->nr_sections; i++)
-		if (put_section(skb, &entry->sections[i]))
-			goto cancel;
-
-	genlmsg_end(skb, hdr);
-	return 0;
-
-cancel:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
-}
-
-static size_t module_msg_size(const struct secmap_entry *entry)
-{
-	size_t size = nla_total_size(strlen(entry->name) + 1);
-	unsigned int i;
-
-	for (i = 0; i < entry->nr_sections; i++)
-		size += nla_total_size(nla_total_size(strlen(entry->sections[i].name) + 1) +
-				       nla_total_size_64bit(sizeof(u64)));
-	return size;
-}
 
 /**
  * secmap_module_get_doit() - reply with the module named in the request
@@ -71,12 +22,12 @@ int secmap_module_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct secmap_entry *entry;
 	struct sk_buff *reply;
 	const char *name;
+	void *hdr;
 	int ret;
 
-	if (!secmap_netlink_may_read(skb)) {
-		GENL_SET_ERR_MSG(info, "reading module addresses needs CAP_SYSLOG");
-		return -EPERM;
-	}
+	ret = secmap_netlink_check_read(skb, info->extack);
+	if (ret)
+		return ret;
 	if (GENL_REQ_ATTR_CHECK(info, SECMAP_A_MODULE_NAME))
 		return -EINVAL;
 
@@ -88,16 +39,18 @@ int secmap_module_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 
-	reply = genlmsg_new(module_msg_size(entry), GFP_KERNEL);
+	reply = genlmsg_new(secmap_module_msg_size(entry), GFP_KERNEL);
 	if (!reply) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = fill_module(reply, entry, info->snd_portid, info->snd_seq, 0);
-	if (ret) {
+	hdr = genlmsg_put_reply(reply, info, &secmap_genl_family, 0, SECMAP_CMD_MODULE_GET);
+	if (!hdr || secmap_module_msg_fill(reply, entry, true)) {
 		nlmsg_free(reply);
+		ret = -EMSGSIZE;
 		goto out;
 	}
+	genlmsg_end(reply, hdr);
 	ret = genlmsg_reply(reply, info);
 out:
 	secmap_entry_put(entry);
@@ -108,28 +61,37 @@ out:
  * secmap_module_get_start() - refuse a dump before it starts if not allowed
  * @cb: dump state
  *
- * Return: 0 or -EPERM.
+ * Return: 0 or a negative errno.
  */
 int secmap_module_get_start(struct netlink_callback *cb)
 {
-	if (!secmap_netlink_may_read(cb->skb)) {
-		NL_SET_ERR_MSG(cb->extack, "reading module addresses needs CAP_SYSLOG");
-		return -EPERM;
-	}
-	return 0;
+	return secmap_netlink_check_read(cb->skb, cb->extack);
 }
 
 struct dump_ctx {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
+	const char *filter;
 };
 
 static int dump_one(const struct secmap_entry *entry, void *arg)
 {
 	struct dump_ctx *ctx = arg;
+	void *hdr;
 
-	return fill_module(ctx->skb, entry, NETLINK_CB(ctx->cb->skb).portid,
-			   ctx->cb->nlh->nlmsg_seq, NLM_F_MULTI);
+	if (ctx->filter && strcmp(ctx->filter, entry->name))
+		return 0;
+	hdr = genlmsg_put(ctx->skb, NETLINK_CB(ctx->cb->skb).portid, ctx->cb->nlh->nlmsg_seq,
+			  &secmap_genl_family, NLM_F_MULTI, SECMAP_CMD_MODULE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(ctx->cb, hdr);
+	if (secmap_module_msg_fill(ctx->skb, entry, true)) {
+		genlmsg_cancel(ctx->skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(ctx->skb, hdr);
+	return 0;
 }
 
 /**
@@ -137,15 +99,23 @@ static int dump_one(const struct secmap_entry *entry, void *arg)
  * @skb: buffer for this part of the dump
  * @cb: dump state; args[0] is the index of the next module to send
  *
+ * cb->seq carries the registry generation, so the core flags the dump
+ * NLM_F_DUMP_INTR if modules came or went between parts.
+ *
  * Return: bytes written (more to come), 0 when done, or a negative errno.
  */
 int secmap_module_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	struct nlattr **attrs = secmap_compat_dump_attrs(cb);
 	struct dump_ctx ctx = { .skb = skb, .cb = cb };
 	unsigned long pos = cb->args[0];
+	u64 gen;
 	int ret;
 
-	ret = secmap_registry_walk(&pos, dump_one, &ctx);
+	if (attrs && attrs[SECMAP_A_MODULE_NAME])
+		ctx.filter = nla_data(attrs[SECMAP_A_MODULE_NAME]);
+	ret = secmap_registry_walk(&pos, &gen, dump_one, &ctx);
+	cb->seq = gen;
 	cb->args[0] = pos;
 	/* A module too large for an empty buffer would stall the dump forever. */
 	if (ret == -EMSGSIZE && skb->len)

@@ -1,25 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The "secmap" generic netlink family: registration, op table and the
- * access rule shared by every command. Commands live in one file each.
+ * The "secmap" generic netlink family: registration, op table, multicast
+ * group and the access rule shared by every command that shows addresses.
+ * Commands live in one file each.
  */
 #include "internal.h"
 
 #include <linux/capability.h>
 
 /**
- * secmap_netlink_may_read() - may the sender of @skb see module addresses?
+ * secmap_addrs_hidden() - does kptr_restrict hide addresses from current?
+ *
+ * kptr_restrict is not exported; %pK applies it for the current task:
+ * 2 hides from everyone, 1 from tasks without CAP_SYSLOG. Hidden pointers
+ * print as zeroes.
+ *
+ * Return: true if kernel addresses must not be shown to the current task.
+ */
+bool secmap_addrs_hidden(void)
+{
+	static const int probe;
+	char buf[2 * sizeof(void *) + 1];
+
+	snprintf(buf, sizeof(buf), "%pK", &probe);
+	return !strcmp(buf, "0000000000000000");
+}
+
+/**
+ * secmap_netlink_check_read() - may the sender of @skb see module addresses?
  * @skb: the request
+ * @extack: for the reason of a refusal
  *
  * Section addresses are kernel pointers. /sys/module/M/sections shows them
  * through kallsyms_show_value(), which at the default kptr_restrict=1 needs
- * CAP_SYSLOG; secmap asks for the same, in the initial user namespace.
+ * CAP_SYSLOG; secmap asks the same of the socket's opener, in the initial
+ * user namespace, and honours kptr_restrict=2 by refusing everyone.
  *
- * Return: true if the request may proceed.
+ * Return: 0 or -EPERM.
  */
-bool secmap_netlink_may_read(const struct sk_buff *skb)
+int secmap_netlink_check_read(const struct sk_buff *skb, struct netlink_ext_ack *extack)
 {
-	return netlink_capable(skb, CAP_SYSLOG);
+	if (!netlink_capable(skb, CAP_SYSLOG)) {
+		NL_SET_ERR_MSG(extack, "reading module addresses needs CAP_SYSLOG");
+		return -EPERM;
+	}
+	if (secmap_addrs_hidden()) {
+		NL_SET_ERR_MSG(extack, "kptr_restrict hides kernel addresses from this task");
+		return -EPERM;
+	}
+	return 0;
 }
 
 static const struct genl_ops secmap_genl_ops[] = {
@@ -31,6 +60,24 @@ static const struct genl_ops secmap_genl_ops[] = {
 		.policy		= secmap_module_get_policy,
 		.maxattr	= ARRAY_SIZE(secmap_module_get_policy) - 1,
 	},
+	{
+		.cmd		= SECMAP_CMD_INFO_GET,
+		.doit		= secmap_info_get_doit,
+		.policy		= secmap_info_get_policy,
+		.maxattr	= ARRAY_SIZE(secmap_info_get_policy) - 1,
+	},
+};
+
+/*
+ * The genetlink core can only gate subscription on CAP_NET_ADMIN or
+ * CAP_SYS_ADMIN (family->bind cannot refuse); events carry addresses, so
+ * take the stricter of the two.
+ */
+static const struct genl_multicast_group secmap_mcgrps[] = {
+	[SECMAP_MCGRP_EVENTS_ID] = {
+		.name	= SECMAP_MCGRP_EVENTS,
+		.flags	= GENL_MCAST_CAP_SYS_ADMIN,
+	},
 };
 
 struct genl_family secmap_genl_family __ro_after_init = {
@@ -39,6 +86,8 @@ struct genl_family secmap_genl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.ops		= secmap_genl_ops,
 	.n_ops		= ARRAY_SIZE(secmap_genl_ops),
+	.mcgrps		= secmap_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(secmap_mcgrps),
 	/* Strict validation of header and attributes for every command. */
 	.resv_start_op	= SECMAP_CMD_MAX + 1,
 	/* Module addresses are a property of the host, not of a namespace. */

@@ -2,21 +2,20 @@
 /*
  * The registry: secmap's own copy of every loaded module's section table.
  *
- * Built at start-up from the module kset and then kept current by the
- * module notifier, so that readers never touch a struct module: they read
- * immutable entries under registry_lock or hold a reference to one.
+ * Readers never touch a struct module: they read entries under the
+ * registry lock or hold a reference to one. tracking.c keeps the registry
+ * current; the generation counter lets multi-part dumps notice changes.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include "internal.h"
 
-#include <linux/kobject.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
 /* A spinlock, not a mutex: the load tracepoint probe runs in atomic context. */
 static DEFINE_SPINLOCK(registry_lock);
 static LIST_HEAD(registry);
+/* Starts at 1: a dump's cb->seq of 0 means "not checked" to the core. */
+static u64 generation = 1;
 
 static void entry_release(struct kref *ref)
 {
@@ -24,7 +23,7 @@ static void entry_release(struct kref *ref)
 }
 
 /**
- * secmap_entry_put() - drop a reference taken by secmap_registry_get()
+ * secmap_entry_put() - drop a reference to an entry
  * @entry: the entry
  */
 void secmap_entry_put(struct secmap_entry *entry)
@@ -32,61 +31,100 @@ void secmap_entry_put(struct secmap_entry *entry)
 	kref_put(&entry->ref, entry_release);
 }
 
-static struct secmap_entry *find_locked(const struct module *mod)
+/**
+ * secmap_registry_lock() - take the registry lock
+ *
+ * Serializes registry changes with events (so sequence numbers follow the
+ * order of changes) and with readers.
+ */
+void secmap_registry_lock(void)
+	__acquires(&registry_lock)
+{
+	spin_lock(&registry_lock);
+}
+
+/**
+ * secmap_registry_unlock() - release the registry lock
+ */
+void secmap_registry_unlock(void)
+	__releases(&registry_lock)
+{
+	spin_unlock(&registry_lock);
+}
+
+/**
+ * secmap_registry_generation() - the current generation
+ *
+ * Return: a counter bumped by every load, init completion and unload.
+ */
+u64 secmap_registry_generation(void)
+{
+	u64 gen;
+
+	spin_lock(&registry_lock);
+	gen = generation;
+	spin_unlock(&registry_lock);
+	return gen;
+}
+
+/**
+ * secmap_registry_find_locked() - the entry of a module
+ * @mod: module identity
+ *
+ * Return: the entry (no reference taken) or NULL.
+ */
+struct secmap_entry *secmap_registry_find_locked(const struct module *mod)
 {
 	struct secmap_entry *entry;
 
+	lockdep_assert_held(&registry_lock);
 	list_for_each_entry(entry, &registry, node)
 		if (entry->mod == mod)
 			return entry;
 	return NULL;
 }
 
-/*
- * Start-up enumeration and the notifier may both see a module go live;
- * the first one to insert wins.
+/**
+ * secmap_registry_add_locked() - list a new entry, taking over its reference
+ * @entry: from secmap_capture()
+ *
+ * Return: false if the module is already listed; the caller keeps @entry.
  */
-static void registry_add(struct secmap_entry *entry)
+bool secmap_registry_add_locked(struct secmap_entry *entry)
 {
-	bool dup;
-
-	spin_lock(&registry_lock);
-	dup = find_locked(entry->mod);
-	if (!dup)
-		list_add_tail(&entry->node, &registry);
-	spin_unlock(&registry_lock);
-
-	if (dup)
-		secmap_entry_put(entry);
+	lockdep_assert_held(&registry_lock);
+	if (secmap_registry_find_locked(entry->mod))
+		return false;
+	list_add_tail(&entry->node, &registry);
+	generation++;
+	return true;
 }
 
-static void registry_remove(const struct module *mod)
+/**
+ * secmap_registry_set_state_locked() - record a state change
+ * @entry: a listed entry
+ * @state: &enum secmap_module_state
+ */
+void secmap_registry_set_state_locked(struct secmap_entry *entry, u8 state)
 {
-	struct secmap_entry *entry;
-
-	spin_lock(&registry_lock);
-	entry = find_locked(mod);
-	if (entry)
-		list_del(&entry->node);
-	spin_unlock(&registry_lock);
-
-	if (entry)
-		secmap_entry_put(entry);
+	lockdep_assert_held(&registry_lock);
+	WRITE_ONCE(entry->state, state);
+	generation++;
 }
 
-/*
- * @mod must be pinned by a reference: without one it could be unloaded,
- * and its section table freed, while we copy it.
+/**
+ * secmap_registry_del_locked() - unlist an entry
+ * @entry: a listed entry; the registry's reference passes to the caller
+ *
+ * The entry's state becomes GOING, so a reader holding a reference sees
+ * that the module left.
  */
-static void registry_add_pinned(struct module *mod)
+void secmap_registry_del_locked(struct secmap_entry *entry)
 {
-	struct secmap_entry *entry = secmap_entry_from_module(mod, GFP_KERNEL);
-
-	if (!entry) {
-		pr_warn_ratelimited("out of memory, %s not tracked\n", mod->name);
-		return;
-	}
-	registry_add(entry);
+	lockdep_assert_held(&registry_lock);
+	list_del_init(&entry->node);
+	WRITE_ONCE(entry->state, SECMAP_MODULE_STATE_GOING);
+	generation++;
 }
 
 /**
@@ -115,23 +153,25 @@ struct secmap_entry *secmap_registry_get(const char *name)
 /**
  * secmap_registry_walk() - visit entries in registry order
  * @pos: index of the first entry to visit; on return, of the first one
- *	 @fill did not accept (so a dump can resume there)
- * @fill: called under the registry lock, must not sleep; non-zero stops
- * @arg: passed to @fill
+ *	 @visit did not accept (so a dump can resume there)
+ * @gen: set to the generation the visited entries belong to
+ * @visit: called under the registry lock, must not sleep; non-zero stops
+ * @arg: passed to @visit
  *
- * Return: the value of @fill that stopped the walk, or 0.
+ * Return: the value of @visit that stopped the walk, or 0.
  */
-int secmap_registry_walk(unsigned long *pos, secmap_entry_visit_t fill, void *arg)
+int secmap_registry_walk(unsigned long *pos, u64 *gen, secmap_entry_visit_t visit, void *arg)
 {
 	const struct secmap_entry *entry;
 	unsigned long idx = 0;
 	int ret = 0;
 
 	spin_lock(&registry_lock);
+	*gen = generation;
 	list_for_each_entry(entry, &registry, node) {
 		if (idx++ < *pos)
 			continue;
-		ret = fill(entry, arg);
+		ret = visit(entry, arg);
 		if (ret)
 			break;
 		(*pos)++;
@@ -140,119 +180,48 @@ int secmap_registry_walk(unsigned long *pos, secmap_entry_visit_t fill, void *ar
 	return ret;
 }
 
-static int secmap_module_notify(struct notifier_block *nb, unsigned long state, void *data)
-{
-	struct module *mod = data;
-
-	switch (state) {
-	case MODULE_STATE_LIVE:
-		/* A concurrent rmmod cannot free @mod while we hold a reference. */
-		if (try_module_get(mod)) {
-			registry_add_pinned(mod);
-			module_put(mod);
-		}
-		break;
-	case MODULE_STATE_GOING:
-		registry_remove(mod);
-		break;
-	}
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block secmap_module_nb = {
-	.notifier_call = secmap_module_notify,
-};
-
-/*
- * Pin every live module under the kset's list lock, then copy their
- * sections with the lock dropped (copying allocates). Modules still coming
- * are left to the notifier, registered before this runs.
+/**
+ * secmap_registry_memory() - what the registry costs
+ * @nr_entries: set to the number of tracked modules
+ * @nr_sections: set to the number of tracked sections
+ *
+ * Return: bytes allocated for entries (as requested, before slab rounding).
  */
-static int registry_enumerate(void)
+size_t secmap_registry_memory(unsigned int *nr_entries, unsigned int *nr_sections)
 {
-	struct kset *kset = THIS_MODULE->mkobj.kobj.kset;
-	struct module **pinned;
-	struct kobject *kobj;
-	unsigned int cap = 0, nr = 0, i;
+	const struct secmap_entry *entry;
+	size_t bytes = 0;
+	unsigned int i;
 
-	if (!kset)
-		return -ENODEV;
-
-	spin_lock(&kset->list_lock);
-	list_for_each_entry(kobj, &kset->list, entry)
-		cap++;
-	spin_unlock(&kset->list_lock);
-
-	pinned = kvcalloc(cap, sizeof(*pinned), GFP_KERNEL);
-	if (!pinned)
-		return -ENOMEM;
-
-	/* Kobjects added since counting are live modules the notifier reports. */
-	spin_lock(&kset->list_lock);
-	list_for_each_entry(kobj, &kset->list, entry) {
-		struct module *mod = container_of(kobj, struct module_kobject, kobj)->mod;
-
-		if (nr == cap)
-			break;
-		/* Built-in modules have a kobject for their parameters only. */
-		if (!mod || mod->state != MODULE_STATE_LIVE || !try_module_get(mod))
-			continue;
-		pinned[nr++] = mod;
+	*nr_entries = 0;
+	*nr_sections = 0;
+	spin_lock(&registry_lock);
+	list_for_each_entry(entry, &registry, node) {
+		bytes += struct_size(entry, sections, entry->nr_sections);
+		for (i = 0; i < entry->nr_sections; i++)
+			bytes += strlen(entry->sections[i].name) + 1;
+		(*nr_entries)++;
+		*nr_sections += entry->nr_sections;
 	}
-	spin_unlock(&kset->list_lock);
-
-	for (i = 0; i < nr; i++) {
-		registry_add_pinned(pinned[i]);
-		module_put(pinned[i]);
-	}
-	kvfree(pinned);
-	return 0;
+	spin_unlock(&registry_lock);
+	return bytes;
 }
 
-static void registry_clear(void)
+/**
+ * secmap_registry_clear() - unlist and release every entry
+ */
+void secmap_registry_clear(void)
 {
 	struct secmap_entry *entry, *tmp;
 	LIST_HEAD(doomed);
 
 	spin_lock(&registry_lock);
 	list_splice_init(&registry, &doomed);
+	generation++;
 	spin_unlock(&registry_lock);
 
 	list_for_each_entry_safe(entry, tmp, &doomed, node) {
 		list_del(&entry->node);
 		secmap_entry_put(entry);
 	}
-}
-
-/**
- * secmap_registry_init() - start tracking modules
- *
- * The notifier goes first so that no module becomes live unseen between
- * enumeration and registration.
- *
- * Return: 0 or a negative errno.
- */
-int secmap_registry_init(void)
-{
-	int ret;
-
-	ret = register_module_notifier(&secmap_module_nb);
-	if (ret)
-		return ret;
-
-	ret = registry_enumerate();
-	if (ret) {
-		unregister_module_notifier(&secmap_module_nb);
-		registry_clear();
-	}
-	return ret;
-}
-
-/**
- * secmap_registry_exit() - stop tracking and free every entry
- */
-void secmap_registry_exit(void)
-{
-	unregister_module_notifier(&secmap_module_nb);
-	registry_clear();
 }

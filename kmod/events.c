@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Notifications on the "events" multicast group: MODULE_NEW, MODULE_LIVE,
+ * MODULE_GONE, each with a sequence number and two timestamps.
+ */
+#include "internal.h"
+
+#include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
+
+/* Both under the registry lock, so sequence numbers follow registry changes. */
+static u64 event_seq;
+static bool events_on;
+
+/**
+ * secmap_events_enable() - start or stop sending events
+ * @on: true once the family is registered, false before it goes away
+ */
+void secmap_events_enable(bool on)
+{
+	secmap_registry_lock();
+	events_on = on;
+	secmap_registry_unlock();
+}
+
+/**
+ * secmap_event_alloc() - a buffer large enough for one event
+ * @cmd: the SECMAP_CMD_*_NTF the buffer is for
+ * @entry: the module for MODULE_NEW (which carries sections), else NULL
+ * @gfp: allocation flags
+ *
+ * Allocated before taking the registry lock when the caller may sleep.
+ *
+ * Return: the buffer, or NULL if nobody listens or memory is short.
+ */
+struct sk_buff *secmap_event_alloc(u8 cmd, const struct secmap_entry *entry, gfp_t gfp)
+{
+	size_t size = nla_total_size(MODULE_NAME_LEN) + nla_total_size(sizeof(u32)) +
+		      nla_total_size(3 * nla_total_size_64bit(sizeof(u64)));
+
+	/* The group id is only valid once the family is registered. */
+	if (!READ_ONCE(events_on) ||
+	    !genl_has_listeners(&secmap_genl_family, &init_net, SECMAP_MCGRP_EVENTS_ID))
+		return NULL;
+	if (cmd == SECMAP_CMD_MODULE_NEW_NTF && entry)
+		size += secmap_module_msg_size(entry);
+	return genlmsg_new(size, gfp);
+}
+
+static int put_event(struct sk_buff *skb, u64 seq)
+{
+	struct nlattr *nest = nla_nest_start(skb, SECMAP_A_MODULE_EVENT);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, SECMAP_A_EVENT_SEQ, seq, SECMAP_A_EVENT_PAD) ||
+	    nla_put_u64_64bit(skb, SECMAP_A_EVENT_TIME_LOCAL_NS, local_clock(),
+			      SECMAP_A_EVENT_PAD) ||
+	    nla_put_u64_64bit(skb, SECMAP_A_EVENT_TIME_MONO_NS, ktime_get_ns(),
+			      SECMAP_A_EVENT_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/**
+ * secmap_event_send_locked() - number, stamp and multicast one event
+ * @skb: from secmap_event_alloc(), consumed; NULL if none could be had
+ * @cmd: SECMAP_CMD_MODULE_NEW_NTF, _LIVE_NTF or _GONE_NTF
+ * @entry: the module (NULL only when it could not even be captured)
+ *
+ * Every event takes a sequence number, sent or not, so that a listener
+ * sees a gap where one was lost. Caller holds the registry lock.
+ */
+void secmap_event_send_locked(struct sk_buff *skb, u8 cmd, const struct secmap_entry *entry)
+{
+	u64 seq = ++event_seq;
+	int ret;
+	void *hdr;
+
+	if (!skb)
+		return;
+	if (!events_on || !entry)
+		goto drop;
+
+	hdr = genlmsg_put(skb, 0, 0, &secmap_genl_family, 0, cmd);
+	if (!hdr)
+		goto drop;
+	if (cmd == SECMAP_CMD_MODULE_NEW_NTF)
+		ret = secmap_module_msg_fill(skb, entry, !secmap_addrs_hidden());
+	else
+		ret = nla_put_string(skb, SECMAP_A_MODULE_NAME, entry->name) ?:
+		      nla_put_u32(skb, SECMAP_A_MODULE_STATE, READ_ONCE(entry->state));
+	if (ret || put_event(skb, seq))
+		goto drop;
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&secmap_genl_family, skb, 0, SECMAP_MCGRP_EVENTS_ID, GFP_ATOMIC);
+	return;
+
+drop:
+	nlmsg_free(skb);
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SECMAP_CMD_INFO_GET: what the running secmap is and how it tracks
+ * modules. Carries no addresses, so anyone may ask.
+ */
+#include "internal.h"
+
+#include <linux/utsname.h>
+
+/* No request attributes: strict validation rejects any. */
+const struct nla_policy secmap_info_get_policy[SECMAP_A_INFO_MAX + 1] = {
+};
+
+/**
+ * secmap_info_get_doit() - reply with version, generation, release, hook
+ * @skb: request
+ * @info: request attributes
+ *
+ * Return: 0 or a negative errno.
+ */
+int secmap_info_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *reply;
+	void *hdr;
+
+	reply = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!reply)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(reply, info, &secmap_genl_family, 0, SECMAP_CMD_INFO_GET);
+	if (!hdr ||
+	    nla_put_u32(reply, SECMAP_A_INFO_VERSION, SECMAP_GENL_VERSION) ||
+	    nla_put_u64_64bit(reply, SECMAP_A_INFO_GENERATION, secmap_registry_generation(),
+			      SECMAP_A_INFO_PAD) ||
+	    nla_put_string(reply, SECMAP_A_INFO_RELEASE, init_utsname()->release) ||
+	    nla_put_u32(reply, SECMAP_A_INFO_HOOK, secmap_tracking_hook())) {
+		nlmsg_free(reply);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(reply, hdr);
+	return genlmsg_reply(reply, info);
+}

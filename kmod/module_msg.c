@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module message: SECMAP_A_MODULE_* attributes of one registry entry,
+ * shared by GET replies and MODULE_NEW events.
+ */
+#include "internal.h"
+
+static bool region_is_init(u8 type)
+{
+	return type == SECMAP_REGION_INIT_TEXT || type == SECMAP_REGION_INIT_DATA ||
+	       type == SECMAP_REGION_INIT_RODATA;
+}
+
+static int put_region(struct sk_buff *skb, const struct secmap_region *region)
+{
+	struct nlattr *nest = nla_nest_start(skb, SECMAP_A_MODULE_REGION);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, SECMAP_A_REGION_TYPE, region->type) ||
+	    nla_put_u64_64bit(skb, SECMAP_A_REGION_BASE, region->base, SECMAP_A_REGION_PAD) ||
+	    nla_put_u64_64bit(skb, SECMAP_A_REGION_SIZE, region->size, SECMAP_A_REGION_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int put_section(struct sk_buff *skb, const struct secmap_entry *entry,
+		       const struct secmap_section *sec, bool freed)
+{
+	struct nlattr *nest = nla_nest_start(skb, SECMAP_A_MODULE_SECTION);
+	u32 flags = 0;
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (sec->init)
+		flags |= SECMAP_SECTION_F_INIT | (freed ? SECMAP_SECTION_F_FREED : 0);
+	if (nla_put_string(skb, SECMAP_A_SECTION_NAME, sec->name) ||
+	    nla_put_u64_64bit(skb, SECMAP_A_SECTION_ADDR, sec->addr, SECMAP_A_SECTION_PAD) ||
+	    nla_put_u32(skb, SECMAP_A_SECTION_FLAGS, flags))
+		goto cancel;
+	/* A freed init region no longer holds anything. */
+	if (sec->region >= 0 && !(freed && sec->init) &&
+	    nla_put_u32(skb, SECMAP_A_SECTION_REGION, entry->regions[sec->region].type))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/**
+ * secmap_module_msg_size() - room secmap_module_msg_fill() needs at most
+ * @entry: the module
+ *
+ * Return: attribute bytes, without netlink and genetlink headers.
+ */
+size_t secmap_module_msg_size(const struct secmap_entry *entry)
+{
+	size_t size = nla_total_size(strlen(entry->name) + 1) +
+		      nla_total_size(sizeof(u32)) +		/* STATE */
+		      nla_total_size_64bit(sizeof(u64)) +	/* TAINT */
+		      nla_total_size(entry->build_id_len);
+	unsigned int i;
+
+	size += entry->nr_regions * nla_total_size(nla_total_size(sizeof(u32)) +
+						   2 * nla_total_size_64bit(sizeof(u64)));
+	for (i = 0; i < entry->nr_sections; i++)
+		size += nla_total_size(nla_total_size(strlen(entry->sections[i].name) + 1) +
+				       nla_total_size_64bit(sizeof(u64)) +
+				       2 * nla_total_size(sizeof(u32)));
+	return size;
+}
+
+/**
+ * secmap_module_msg_fill() - add a module's attributes to a message
+ * @skb: message with its genetlink header in place
+ * @entry: the module; its state is read once, so the caller need not lock
+ * @show_addrs: false to leave out regions and sections (addresses hidden)
+ *
+ * Return: 0, or -EMSGSIZE with @skb possibly holding part of the module.
+ */
+int secmap_module_msg_fill(struct sk_buff *skb, const struct secmap_entry *entry,
+			   bool show_addrs)
+{
+	u8 state = READ_ONCE(entry->state);
+	/* Once init returned, the kernel frees (or has freed) init memory. */
+	bool freed = state != SECMAP_MODULE_STATE_COMING;
+	unsigned int i;
+
+	if (nla_put_string(skb, SECMAP_A_MODULE_NAME, entry->name) ||
+	    nla_put_u32(skb, SECMAP_A_MODULE_STATE, state) ||
+	    nla_put_u64_64bit(skb, SECMAP_A_MODULE_TAINT, entry->taints, SECMAP_A_MODULE_PAD))
+		return -EMSGSIZE;
+	if (entry->build_id_len &&
+	    nla_put(skb, SECMAP_A_MODULE_BUILD_ID, entry->build_id_len, entry->build_id))
+		return -EMSGSIZE;
+	if (!show_addrs)
+		return 0;
+
+	for (i = 0; i < entry->nr_regions; i++) {
+		if (freed && region_is_init(entry->regions[i].type))
+			continue;
+		if (put_region(skb, &entry->regions[i]))
+			return -EMSGSIZE;
+	}
+	for (i = 0; i < entry->nr_sections; i++)
+		if (put_section(skb, entry, &entry->sections[i], freed))
+			return -EMSGSIZE;
+	return 0;
+}
