@@ -22,7 +22,11 @@ int secmap_info_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *reply;
 	void *hdr;
+	int ret;
 
+	ret = secmap_netlink_check_version(info->nlhdr, info->extack);
+	if (ret)
+		return ret;
 	reply = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!reply)
 		return -ENOMEM;

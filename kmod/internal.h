@@ -110,6 +110,7 @@ void secmap_events_enable(bool on);
 int secmap_netlink_init(void);
 void secmap_netlink_exit(void);
 int secmap_netlink_check_read(const struct sk_buff *skb, struct netlink_ext_ack *extack);
+int secmap_netlink_check_version(const struct nlmsghdr *nlh, struct netlink_ext_ack *extack);
 bool secmap_addrs_hidden(void);
 extern struct genl_family secmap_genl_family;
 #define SECMAP_MCGRP_EVENTS_ID	0

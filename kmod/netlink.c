@@ -51,6 +51,26 @@ int secmap_netlink_check_read(const struct sk_buff *skb, struct netlink_ext_ack 
 	return 0;
 }
 
+/**
+ * secmap_netlink_check_version() - refuse requests for an unknown version
+ * @nlh: the request
+ * @extack: for the reason of a refusal
+ *
+ * Version 0 means the sender did not say; a later version may mean
+ * attributes this module would silently misread.
+ *
+ * Return: 0 or -EOPNOTSUPP.
+ */
+int secmap_netlink_check_version(const struct nlmsghdr *nlh, struct netlink_ext_ack *extack)
+{
+	const struct genlmsghdr *hdr = nlmsg_data(nlh);
+
+	if (hdr->version && hdr->version <= SECMAP_GENL_VERSION)
+		return 0;
+	NL_SET_ERR_MSG(extack, "unsupported secmap family version in request");
+	return -EOPNOTSUPP;
+}
+
 static const struct genl_ops secmap_genl_ops[] = {
 	{
 		.cmd		= SECMAP_CMD_MODULE_GET,
@@ -88,8 +108,11 @@ struct genl_family secmap_genl_family __ro_after_init = {
 	.n_ops		= ARRAY_SIZE(secmap_genl_ops),
 	.mcgrps		= secmap_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(secmap_mcgrps),
-	/* Strict validation of header and attributes for every command. */
-	.resv_start_op	= SECMAP_CMD_MAX + 1,
+	/*
+	 * Zero: every command is at or above it, so the core checks reserved
+	 * header bits and nlmsg_flags and validates attributes strictly.
+	 */
+	.resv_start_op	= 0,
 	/* Module addresses are a property of the host, not of a namespace. */
 	.netnsok	= false,
 };
