@@ -48,7 +48,12 @@ for dir in kmod selftests/secmap/modules; do
 		{ cat "$log" >&2; echo "kbuild: $tag: build of $dir failed" >&2; exit 1; }
 done
 if grep -E 'warning:|error:' "$log" >&2; then
-	echo "kbuild: $tag: compiler warnings (W=1 must be clean)" >&2
+	echo "kbuild: $tag: compiler or sparse warnings (W=1 and C=1 must be clean)" >&2
+	exit 1
+fi
+# kbuild only warns, then builds without the checker, if sparse is unusable.
+if grep -F 'specified, but' "$log" >&2; then
+	echo "kbuild: $tag: the checker did not run" >&2
 	exit 1
 fi
 cp "$work"/kmod/*.ko "$work"/selftests/secmap/modules/*.ko "$out/"

@@ -75,11 +75,25 @@ fetch_bookworm_kernel() {
 	touch "$dir/ready"
 }
 
+# Debian's 7.x headers lack kbuild's scripts/checker-valid.sh, so `make C=1`
+# would silently skip sparse. Ours answers "1" when the checker runs.
+provide_checker_valid() {
+	local script=$1/scripts/checker-valid.sh
+	[ -e "$script" ] && return
+	cat >"$script" <<'SH'
+#!/bin/sh
+# Installed by secmap's scripts/setup.sh: Debian's headers package lacks it.
+echo 'int secmap_checker_probe;' | "$@" - >/dev/null 2>&1 && echo 1
+SH
+	chmod +x "$script"
+}
+
 # sid's kbuild needs a newer glibc and gcc than bookworm has: build in a chroot.
 prepare_sid_root() {
 	local root=$CACHE/sid-root
 	local dir=$CACHE/kernels/sid
-	[ -f "$dir/ready" ] && return
+	local pkgs="gcc-16 make sparse linux-image-cloud-amd64 linux-headers-cloud-amd64"
+	[ "$(cat "$dir/ready" 2>/dev/null)" = "$pkgs" ] && return
 	if [ ! -f "$root/.secmap-debootstrap-done" ]; then
 		log "debootstrapping sid into $root"
 		rm -rf "$root"
@@ -95,7 +109,7 @@ prepare_sid_root() {
 	{
 		chroot "$root" apt-get update -qq &&
 		chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends gcc-16 make linux-image-cloud-amd64 linux-headers-cloud-amd64
+			--no-install-recommends $pkgs
 	} >"$CACHE/sid-apt.log" 2>&1 || die "sid kernel install failed, see $CACHE/sid-apt.log"
 	local release
 	release=$(ls "$root/lib/modules" | sort -V | tail -n 1)
@@ -106,7 +120,9 @@ prepare_sid_root() {
 	# kdir is the path *inside* the chroot; scripts/kbuild.sh knows to chroot.
 	echo "/usr/src/linux-headers-$release" >"$dir/chroot-kdir"
 	echo "$release" >"$dir/release"
-	touch "$dir/ready"
+	provide_checker_valid "$root/usr/src/linux-headers-${release%-cloud-amd64}-common"
+	# Records what was installed, so that adding a package re-runs this step.
+	echo "$pkgs" >"$dir/ready"
 }
 
 # kselftest harness and checkpatch come from the 6.12 source tarball at build
