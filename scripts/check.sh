@@ -25,6 +25,27 @@ tap_result() {
 step "set-up"
 bash scripts/setup.sh || { echo "set-up failed"; exit 1; }
 
+step "uapi header and YNL spec agree"
+python3 scripts/check-spec.py Documentation/netlink/specs/secmap.yaml uapi >"$tapdir/spec.tap" 2>&1
+cat "$tapdir/spec.tap"
+
+step "checkpatch --strict"
+# compat.h exists to key shims on LINUX_VERSION_CODE, which checkpatch discourages.
+checkpatch=${SECMAP_CACHE:-/var/cache/secmap}/linux-source/scripts/checkpatch.pl
+for f in kmod/*.c kmod/*.h selftests/secmap/modules/*.c uapi/linux/secmap.h; do
+	ignore=
+	[ "$f" = kmod/compat.h ] && ignore="--ignore LINUX_VERSION_CODE"
+	# shellcheck disable=SC2086
+	out=$(perl "$checkpatch" --strict --no-tree --terse --show-types $ignore -f "$f" 2>&1)
+	if grep -q 'total: 0 errors, 0 warnings, 0 checks' <<<"$out"; then
+		echo "ok - checkpatch --strict: $f"
+	else
+		echo "not ok - checkpatch --strict: $f"
+		sed 's/^/# /' <<<"$out"
+	fi
+done >"$tapdir/checkpatch.tap"
+grep -A3 '^not ok' "$tapdir/checkpatch.tap" || true
+
 step "host unit tests"
 for variant in gcc clang sanitize; do
 	case $variant in
@@ -50,9 +71,9 @@ tap_result guest.tap $static_rc "secmap CLI and selftests for the VMs build"
 
 for k in $KERNELS; do
 	step "kernel $k: build"
-	bash scripts/kbuild.sh "$k" "$build/kernels/$k"
+	bash scripts/kbuild.sh "$k" "$build/kernels/$k" C=1
 	krc=$?
-	tap_result "kbuild-$k.tap" $krc "$k: secmap.ko and test modules build with W=1, no warnings"
+	tap_result "kbuild-$k.tap" $krc "$k: secmap.ko and test modules build with W=1 and sparse, no warnings"
 	if [ $krc -ne 0 ] || [ $static_rc -ne 0 ]; then
 		echo "not ok - $k: VM tests not run (build failed)" >"$tapdir/vm-$k.tap"
 		continue

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-VM tests of how the secmap family treats requests, spoken in raw
+ * netlink (libmnl only) so that libsecmap cannot hide a kernel mistake:
+ * malformed requests are refused with the right errno and an extack
+ * message, and a well-formed GET answers.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "kselftest_harness.h"
+#include <linux/secmap.h>
+
+struct reply {
+	int error;		/* 0, or the negative errno of an NLMSG_ERROR */
+	char extack[256];	/* NLMSGERR_ATTR_MSG, if any */
+	int bad_attr_offset;	/* NLMSGERR_ATTR_OFFS, or -1 */
+	int missing_attr;	/* NLMSGERR_ATTR_MISS_TYPE, or -1 */
+	int nr_messages;	/* data messages before DONE/ACK */
+};
+
+FIXTURE(nl) {
+	struct mnl_socket *sock;
+	uint16_t family;
+	unsigned int seq;
+	char buf[32768];	/* MNL_SOCKET_BUFFER_SIZE is not a constant */
+};
+
+static int family_attr_cb(const struct nlattr *attr, void *data)
+{
+	if (mnl_attr_get_type(attr) == CTRL_ATTR_FAMILY_ID &&
+	    mnl_attr_validate(attr, MNL_TYPE_U16) >= 0)
+		*(uint16_t *)data = mnl_attr_get_u16(attr);
+	return MNL_CB_OK;
+}
+
+static int family_cb(const struct nlmsghdr *nlh, void *data)
+{
+	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr_cb, data);
+	return MNL_CB_OK;
+}
+
+FIXTURE_SETUP(nl)
+{
+	struct nlmsghdr *nlh;
+	struct genlmsghdr *genl;
+	int one = 1, ret;
+
+	self->sock = mnl_socket_open(NETLINK_GENERIC);
+	ASSERT_NE(NULL, self->sock);
+	ASSERT_EQ(0, mnl_socket_bind(self->sock, 0, MNL_SOCKET_AUTOPID));
+	mnl_socket_setsockopt(self->sock, NETLINK_EXT_ACK, &one, sizeof(one));
+	self->seq = time(NULL);
+
+	nlh = mnl_nlmsg_put_header(self->buf);
+	nlh->nlmsg_type = GENL_ID_CTRL;
+	/* No ACK: an unread one would be taken for the first test's answer. */
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = ++self->seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = CTRL_CMD_GETFAMILY;
+	genl->version = 1;
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, SECMAP_GENL_NAME);
+	ASSERT_LT(0, mnl_socket_sendto(self->sock, nlh, nlh->nlmsg_len));
+	ret = mnl_socket_recvfrom(self->sock, self->buf, sizeof(self->buf));
+	ASSERT_LT(0, ret);
+	ASSERT_LE(MNL_CB_STOP, mnl_cb_run(self->buf, ret, self->seq, 0, family_cb,
+					  &self->family));
+	ASSERT_NE(0, self->family) TH_LOG("secmap family not registered");
+}
+
+FIXTURE_TEARDOWN(nl)
+{
+	mnl_socket_close(self->sock);
+}
+
+static struct nlmsghdr *request(FIXTURE_DATA(nl) *self, uint8_t cmd, uint8_t version,
+				uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(self->buf);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = self->family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	nlh->nlmsg_seq = ++self->seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = cmd;
+	genl->version = version;
+	return nlh;
+}
+
+static void parse_error(const struct nlmsghdr *nlh, struct reply *r)
+{
+	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *attr;
+	size_t off = sizeof(*err);
+
+	r->error = err->error;
+	/* Without NLM_F_CAPPED the kernel echoes the request before the TLVs. */
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	mnl_attr_for_each(attr, nlh, off) {
+		if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG)
+			snprintf(r->extack, sizeof(r->extack), "%.*s",
+				 (int)mnl_attr_get_payload_len(attr),
+				 (const char *)mnl_attr_get_payload(attr));
+		if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_OFFS)
+			r->bad_attr_offset = mnl_attr_get_u32(attr);
+		if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MISS_TYPE)
+			r->missing_attr = mnl_attr_get_u32(attr);
+	}
+}
+
+/* Send @nlh and read until the ACK, error or end of dump. */
+static struct reply transact(struct __test_metadata *_metadata, FIXTURE_DATA(nl) *self,
+			     struct nlmsghdr *nlh)
+{
+	struct reply r = { .bad_attr_offset = -1, .missing_attr = -1 };
+	bool done = false;
+
+	ASSERT_LT(0, mnl_socket_sendto(self->sock, nlh, nlh->nlmsg_len));
+	while (!done) {
+		int len = mnl_socket_recvfrom(self->sock, self->buf, sizeof(self->buf));
+		const struct nlmsghdr *msg;
+
+		ASSERT_LT(0, len);
+		for (msg = (void *)self->buf; mnl_nlmsg_ok(msg, len);
+		     msg = mnl_nlmsg_next(msg, &len)) {
+			if (msg->nlmsg_type == NLMSG_ERROR) {
+				parse_error(msg, &r);
+				done = true;
+			} else if (msg->nlmsg_type == NLMSG_DONE) {
+				done = true;
+			} else {
+				r.nr_messages++;
+			}
+		}
+	}
+	return r;
+}
+
+TEST_F(nl, get_by_name_answers)
+{
+	struct nlmsghdr *nlh = request(self, SECMAP_CMD_MODULE_GET, SECMAP_GENL_VERSION, 0);
+	struct reply r;
+
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, "secmap");
+	r = transact(_metadata, self, nlh);
+	EXPECT_EQ(0, r.error) TH_LOG("extack: %s", r.extack);
+	EXPECT_EQ(1, r.nr_messages);
+}
+
+TEST_F(nl, get_unknown_module_is_enoent)
+{
+	struct nlmsghdr *nlh = request(self, SECMAP_CMD_MODULE_GET, SECMAP_GENL_VERSION, 0);
+	struct reply r;
+
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, "no_such_module_here");
+	r = transact(_metadata, self, nlh);
+	EXPECT_EQ(-ENOENT, r.error);
+	EXPECT_STREQ("no such module loaded", r.extack);
+	EXPECT_LE(0, r.bad_attr_offset) TH_LOG("extack should point at the name");
+}
+
+TEST_F(nl, get_without_name_is_einval)
+{
+	struct reply r = transact(_metadata, self,
+				  request(self, SECMAP_CMD_MODULE_GET, SECMAP_GENL_VERSION, 0));
+
+	EXPECT_EQ(-EINVAL, r.error);
+	/* The extack names the missing attribute rather than saying it in words. */
+	EXPECT_EQ(SECMAP_A_MODULE_NAME, r.missing_attr);
+}
+
+TEST_F(nl, unknown_attribute_is_einval)
+{
+	struct nlmsghdr *nlh = request(self, SECMAP_CMD_MODULE_GET, SECMAP_GENL_VERSION, 0);
+	struct reply r;
+
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, "secmap");
+	mnl_attr_put_u32(nlh, 200, 1);
+	r = transact(_metadata, self, nlh);
+	EXPECT_EQ(-EINVAL, r.error);
+	EXPECT_NE(0, r.extack[0]);
+	EXPECT_LE(0, r.bad_attr_offset);
+}
+
+TEST_F(nl, name_of_wrong_type_is_einval)
+{
+	struct nlmsghdr *nlh = request(self, SECMAP_CMD_MODULE_GET, SECMAP_GENL_VERSION, 0);
+	struct reply r;
+
+	/* Four bytes of binary, no terminating NUL. */
+	mnl_attr_put_u32(nlh, SECMAP_A_MODULE_NAME, 0x41414141);
+	r = transact(_metadata, self, nlh);
+	EXPECT_EQ(-EINVAL, r.error);
+	EXPECT_NE(0, r.extack[0]);
+}
+
+TEST_F(nl, oversized_name_is_rejected)
+{
+	struct nlmsghdr *nlh = request(self, SECMAP_CMD_MODULE_GET, SECMAP_GENL_VERSION, 0);
+	char name[200];
+	struct reply r;
+
+	memset(name, 'a', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, name);
+	r = transact(_metadata, self, nlh);
+	EXPECT_EQ(-EINVAL, r.error) TH_LOG("got %d (%s)", r.error, r.extack);
+	EXPECT_NE(0, r.extack[0]);
+	EXPECT_LE(0, r.bad_attr_offset);
+}
+
+TEST_F(nl, dump_with_unknown_attribute_is_einval)
+{
+	struct nlmsghdr *nlh = request(self, SECMAP_CMD_MODULE_GET, SECMAP_GENL_VERSION,
+				       NLM_F_DUMP);
+	struct reply r;
+
+	mnl_attr_put_u64(nlh, SECMAP_A_MODULE_TAINT, 1);
+	r = transact(_metadata, self, nlh);
+	EXPECT_EQ(-EINVAL, r.error);
+	EXPECT_NE(0, r.extack[0]);
+	EXPECT_EQ(0, r.nr_messages);
+}
+
+TEST_F(nl, wrong_version_is_eopnotsupp)
+{
+	uint8_t versions[] = { 0, SECMAP_GENL_VERSION + 1 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(versions); i++) {
+		struct nlmsghdr *nlh = request(self, SECMAP_CMD_MODULE_GET, versions[i], 0);
+		struct reply r;
+
+		mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, "secmap");
+		r = transact(_metadata, self, nlh);
+		EXPECT_EQ(-EOPNOTSUPP, r.error) TH_LOG("version %u", versions[i]);
+		EXPECT_STREQ("unsupported secmap family version in request", r.extack);
+
+		r = transact(_metadata, self, request(self, SECMAP_CMD_MODULE_GET, versions[i],
+						       NLM_F_DUMP));
+		EXPECT_EQ(-EOPNOTSUPP, r.error) TH_LOG("dump, version %u", versions[i]);
+		EXPECT_EQ(0, r.nr_messages);
+	}
+}
+
+TEST_F(nl, reserved_header_bits_and_flags_are_einval)
+{
+	struct nlmsghdr *nlh = request(self, SECMAP_CMD_INFO_GET, SECMAP_GENL_VERSION, 0);
+	struct genlmsghdr *genl = mnl_nlmsg_get_payload(nlh);
+	struct reply r;
+
+	genl->reserved = 1;
+	r = transact(_metadata, self, nlh);
+	EXPECT_EQ(-EINVAL, r.error);
+	EXPECT_NE(0, r.extack[0]);
+
+	/* NLM_F_REPLACE means nothing for a GET: strict families refuse it. */
+	r = transact(_metadata, self, request(self, SECMAP_CMD_INFO_GET, SECMAP_GENL_VERSION,
+					       NLM_F_REPLACE));
+	EXPECT_EQ(-EINVAL, r.error);
+	EXPECT_NE(0, r.extack[0]);
+}
+
+TEST_F(nl, unknown_command_and_flags_are_refused)
+{
+	struct reply r;
+
+	r = transact(_metadata, self, request(self, 99, SECMAP_GENL_VERSION, 0));
+	EXPECT_EQ(-EOPNOTSUPP, r.error);
+	/* INFO has no dump. */
+	r = transact(_metadata, self, request(self, SECMAP_CMD_INFO_GET, SECMAP_GENL_VERSION,
+					       NLM_F_DUMP));
+	EXPECT_EQ(-EOPNOTSUPP, r.error);
+	/* Notifications are sent by the kernel, never requested. */
+	r = transact(_metadata, self, request(self, SECMAP_CMD_MODULE_NEW_NTF,
+					       SECMAP_GENL_VERSION, 0));
+	EXPECT_EQ(-EOPNOTSUPP, r.error);
+}
+
+TEST_F(nl, info_refuses_attributes)
+{
+	struct nlmsghdr *nlh = request(self, SECMAP_CMD_INFO_GET, SECMAP_GENL_VERSION, 0);
+	struct reply r;
+
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_VERSION, 1);
+	r = transact(_metadata, self, nlh);
+	EXPECT_EQ(-EINVAL, r.error);
+	EXPECT_NE(0, r.extack[0]);
+
+	r = transact(_metadata, self, request(self, SECMAP_CMD_INFO_GET, SECMAP_GENL_VERSION, 0));
+	EXPECT_EQ(0, r.error) TH_LOG("extack: %s", r.extack);
+	EXPECT_EQ(1, r.nr_messages);
+}
+
+TEST_HARNESS_MAIN
