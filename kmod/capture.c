@@ -53,6 +53,28 @@ static void capture_build_id(struct secmap_entry *entry)
 	entry->build_id_len = note->n_descsz;
 }
 
+/*
+ * Init memory holds the .init* sections (the loader's own test, in
+ * module_init_layout_section()) and also the full .symtab and .strtab,
+ * of which only a core copy survives for kallsyms. Once a module is live
+ * its init regions are gone, so a section outside every region was there.
+ */
+static bool in_init_memory(const struct secmap_entry *entry, const struct secmap_section *sec,
+			   u8 state)
+{
+	if (strstarts(sec->name, ".init"))
+		return true;
+	if (sec->region < 0)
+		return state != SECMAP_MODULE_STATE_COMING;
+	switch (entry->regions[sec->region].type) {
+	case SECMAP_REGION_INIT_TEXT:
+	case SECMAP_REGION_INIT_DATA:
+	case SECMAP_REGION_INIT_RODATA:
+		return true;
+	}
+	return false;
+}
+
 static unsigned long percpu_size(const struct module *mod, unsigned long *base)
 {
 #ifdef CONFIG_SMP
@@ -124,9 +146,8 @@ struct secmap_entry *secmap_capture(const struct module *mod, u8 state, gfp_t gf
 		sec->name = names;
 		names += len;
 		sec->addr = i < nr_sysfs ? secmap_compat_sect_addr(grp->bin_attrs[i]) : pcpu_base;
-		/* The loader's own test for init sections (module_init_layout_section). */
-		sec->init = strstarts(sec->name, ".init");
 		sec->region = region_of(entry, sec->addr);
+		sec->init = in_init_memory(entry, sec, state);
 	}
 	capture_build_id(entry);
 	return entry;
