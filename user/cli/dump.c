@@ -66,7 +66,7 @@ int dump_select(const struct secmap_snapshot *snap, char *const *names, size_t n
 }
 
 /* json-c leaves @val with the caller when adding fails; NULL @val means it was never made. */
-static int obj_add(struct json_object *obj, const char *key, struct json_object *val)
+int obj_add(struct json_object *obj, const char *key, struct json_object *val)
 {
 	if (!val)
 		return -ENOMEM;
@@ -75,6 +75,26 @@ static int obj_add(struct json_object *obj, const char *key, struct json_object 
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* JSON null, for what the kernel did not say (or secmap does not know yet). */
+int obj_add_null(struct json_object *obj, const char *key)
+{
+	return json_object_object_add(obj, key, NULL) ? -ENOMEM : 0;
+}
+
+/* A string, or null when @str is NULL. */
+static int obj_add_str_or_null(struct json_object *obj, const char *key, const char *str)
+{
+	return str ? obj_add(obj, key, json_object_new_string(str)) : obj_add_null(obj, key);
+}
+
+static int obj_add_hex(struct json_object *obj, const char *key, uint64_t val)
+{
+	char hex[2 + 16 + 1];
+
+	snprintf(hex, sizeof(hex), "0x%" PRIx64, val);
+	return obj_add(obj, key, json_object_new_string(hex));
 }
 
 static int arr_add(struct json_object *arr, struct json_object *val)
@@ -88,62 +108,130 @@ static int arr_add(struct json_object *arr, struct json_object *val)
 	return 0;
 }
 
+const char *section_flags_str(uint32_t flags)
+{
+	if (!(flags & SECMAP_SECTION_F_INIT))
+		return "";
+	return flags & SECMAP_SECTION_F_FREED ? "init,freed" : "init";
+}
+
+char *build_id_hex(const struct secmap_module *mod)
+{
+	static const char digits[] = "0123456789abcdef";
+	const uint8_t *id;
+	size_t len = secmap_module_build_id(mod, &id), i;
+	char *hex;
+
+	if (!len)
+		return NULL;
+	hex = malloc(2 * len + 1);
+	if (!hex)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		hex[2 * i] = digits[id[i] >> 4];
+		hex[2 * i + 1] = digits[id[i] & 0xf];
+	}
+	hex[2 * len] = '\0';
+	return hex;
+}
+
 static struct json_object *section_json(const struct secmap_section *sec)
 {
 	struct json_object *obj = json_object_new_object();
-	char addr[2 + 16 + 1];
+	uint32_t flags = secmap_section_flags(sec);
+	int region = secmap_section_region(sec);
 
 	if (!obj)
 		return NULL;
-	snprintf(addr, sizeof(addr), "0x%" PRIx64, secmap_section_addr(sec));
+	/* size and pgoff come from the .ko, which a later change reads. */
 	if (obj_add(obj, "name", json_object_new_string(secmap_section_name(sec))) ||
-	    obj_add(obj, "addr", json_object_new_string(addr))) {
+	    obj_add_hex(obj, "addr", secmap_section_addr(sec)) ||
+	    obj_add_null(obj, "size") ||
+	    obj_add_null(obj, "pgoff") ||
+	    obj_add(obj, "init", json_object_new_boolean(!!(flags & SECMAP_SECTION_F_INIT))) ||
+	    obj_add(obj, "freed", json_object_new_boolean(!!(flags & SECMAP_SECTION_F_FREED))) ||
+	    obj_add_str_or_null(obj, "region",
+				region < 0 ? NULL : secmap_region_type_name(region))) {
 		json_object_put(obj);
 		return NULL;
 	}
 	return obj;
 }
 
-static struct json_object *module_json(const struct secmap_module *mod)
+static struct json_object *region_json(const struct secmap_region *reg)
 {
-	struct json_object *obj = json_object_new_object(), *secs = json_object_new_array();
+	struct json_object *obj = json_object_new_object();
+
+	if (!obj)
+		return NULL;
+	if (obj_add_str_or_null(obj, "type", secmap_region_type_name(secmap_region_type(reg))) ||
+	    obj_add_hex(obj, "base", secmap_region_base(reg)) ||
+	    obj_add(obj, "size", json_object_new_uint64(secmap_region_size(reg)))) {
+		json_object_put(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+/* Add a new array under @key and return it (owned by @obj), or NULL. */
+static struct json_object *obj_add_array(struct json_object *obj, const char *key)
+{
+	struct json_object *arr = json_object_new_array();
+
+	return obj_add(obj, key, arr) ? NULL : arr;
+}
+
+struct json_object *dump_module_json(const struct secmap_module *mod)
+{
+	struct json_object *obj = json_object_new_object(), *regs, *secs;
+	char *build_id = build_id_hex(mod);
 	size_t i;
 
-	if (!obj || !secs)
+	if (!obj || (secmap_module_build_id(mod, NULL) && !build_id))
+		goto fail;
+	if (obj_add(obj, "name", json_object_new_string(secmap_module_name(mod))) ||
+	    obj_add_str_or_null(obj, "state", secmap_module_state_name(secmap_module_state(mod))) ||
+	    obj_add(obj, "taint", json_object_new_uint64(secmap_module_taint(mod))) ||
+	    obj_add_str_or_null(obj, "build_id", build_id))
+		goto fail;
+	regs = obj_add_array(obj, "regions");
+	if (!regs)
+		goto fail;
+	for (i = 0; i < secmap_module_region_count(mod); i++)
+		if (arr_add(regs, region_json(secmap_module_region(mod, i))))
+			goto fail;
+	secs = obj_add_array(obj, "sections");
+	if (!secs)
 		goto fail;
 	for (i = 0; i < secmap_module_section_count(mod); i++)
 		if (arr_add(secs, section_json(secmap_module_section(mod, i))))
 			goto fail;
-	if (obj_add(obj, "name", json_object_new_string(secmap_module_name(mod))))
-		goto fail;
-	if (obj_add(obj, "sections", secs)) {
-		secs = NULL;
-		goto fail;
-	}
+	free(build_id);
 	return obj;
 fail:
-	json_object_put(secs);
+	free(build_id);
 	json_object_put(obj);
 	return NULL;
 }
 
 struct json_object *dump_build_json(const struct secmap_module *const *mods, size_t nr_mods)
 {
-	struct json_object *root = json_object_new_object(), *arr = json_object_new_array();
+	struct json_object *root = json_object_new_object(), *arr;
 	size_t i;
 
-	if (!root || !arr)
+	if (!root)
+		return NULL;
+	/* Where the data came from; a later change adds offline sources. */
+	if (obj_add(root, "source", json_object_new_string("netlink")))
+		goto fail;
+	arr = obj_add_array(root, "modules");
+	if (!arr)
 		goto fail;
 	for (i = 0; i < nr_mods; i++)
-		if (arr_add(arr, module_json(mods[i])))
+		if (arr_add(arr, dump_module_json(mods[i])))
 			goto fail;
-	if (obj_add(root, "modules", arr)) {
-		arr = NULL;
-		goto fail;
-	}
 	return root;
 fail:
-	json_object_put(arr);
 	json_object_put(root);
 	return NULL;
 }
@@ -160,9 +248,24 @@ int dump_print_json(FILE *f, const struct secmap_module *const *mods, size_t nr_
 	return err;
 }
 
+/* "dummy  live  taint 0x1000  build-id 3f2a..." */
+static void print_module_line(FILE *f, const struct secmap_module *mod)
+{
+	const char *state = secmap_module_state_name(secmap_module_state(mod));
+	char *build_id = build_id_hex(mod);
+
+	fprintf(f, "%s  %s", secmap_module_name(mod), state ? state : "-");
+	if (secmap_module_taint(mod))
+		fprintf(f, "  taint 0x%" PRIx64, secmap_module_taint(mod));
+	if (build_id)
+		fprintf(f, "  build-id %s", build_id);
+	fputc('\n', f);
+	free(build_id);
+}
+
 int dump_print_table(FILE *f, const struct secmap_module *const *mods, size_t nr_mods)
 {
-	int wmod = strlen("MODULE"), wsec = strlen("SECTION"), len;
+	int wmod = strlen("MODULE"), wsec = strlen("SECTION"), waddr = 2 + 16, len;
 	size_t i, j, nsec;
 
 	for (i = 0; i < nr_mods; i++) {
@@ -177,8 +280,10 @@ int dump_print_table(FILE *f, const struct secmap_module *const *mods, size_t nr
 	}
 
 	errno = 0;
-	fprintf(f, "%-*s  %-*s  %s\n", wmod, "MODULE", wsec, "SECTION", "ADDRESS");
+	fprintf(f, "%-*s  %-*s  %-*s  %s\n", wmod, "MODULE", wsec, "SECTION", waddr, "ADDRESS",
+		"FLAGS");
 	for (i = 0; i < nr_mods; i++) {
+		print_module_line(f, mods[i]);
 		nsec = secmap_module_section_count(mods[i]);
 		/* Keep a module without sections visible rather than dropping it. */
 		if (!nsec)
@@ -186,11 +291,12 @@ int dump_print_table(FILE *f, const struct secmap_module *const *mods, size_t nr
 				wsec, "-", "-");
 		for (j = 0; j < nsec; j++) {
 			const struct secmap_section *sec = secmap_module_section(mods[i], j);
+			const char *flags = section_flags_str(secmap_section_flags(sec));
 
-			/* Zero-padded so that the column lines up. */
-			fprintf(f, "%-*s  %-*s  0x%016" PRIx64 "\n", wmod,
+			/* Zero-padded so that the column lines up; no trailing blanks. */
+			fprintf(f, "%-*s  %-*s  0x%016" PRIx64 "%s%s\n", wmod,
 				secmap_module_name(mods[i]), wsec, secmap_section_name(sec),
-				secmap_section_addr(sec));
+				secmap_section_addr(sec), *flags ? "  " : "", flags);
 		}
 	}
 	if (fflush(f) == EOF || ferror(f))

@@ -13,6 +13,8 @@ static int do_help(int argc, char **argv);
 
 static const struct cmd cmds[] = {
 	{ "dump", do_dump, "show where each section of each loaded module is" },
+	{ "info", do_info, "show the running secmap's version, generation and hook" },
+	{ "monitor", do_monitor, "print module load, init and unload events as they happen" },
 	{ "help", do_help, "show this help" },
 	{ 0 }
 };

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "exit_codes.h"
@@ -31,7 +32,30 @@ int exit_code_from_err(int err);
 /* Serialise @obj to @f honouring --pretty; 0 or -errno on a write error. */
 int print_json(FILE *f, struct json_object *obj);
 
+/* "secmap info": the text and JSON forms of @info; 0 or -errno. */
+struct json_object *info_build_json(const struct secmap_info *info);
+int info_print(FILE *f, const struct secmap_info *info);
+
+/*
+ * "secmap monitor": one line per event (preceded by a "lost" line if the
+ * event reports a gap), honouring json_output; 0 or -errno from writing.
+ */
+int monitor_print_event(FILE *f, const struct secmap_event *event);
+/* A "lost" line; @count 0: an overrun, how many is not known yet. */
+int monitor_print_lost(FILE *f, uint64_t count);
+
 int do_dump(int argc, char **argv);
+int do_info(int argc, char **argv);
+int do_monitor(int argc, char **argv);
+
+/* Add @val under @key, dropping @val on failure; NULL @val is -ENOMEM. */
+int obj_add(struct json_object *obj, const char *key, struct json_object *val);
+/* Add a JSON null under @key. */
+int obj_add_null(struct json_object *obj, const char *key);
+/* "init", "init,freed" or "" for SECMAP_SECTION_F_* @flags. */
+const char *section_flags_str(uint32_t flags);
+/* Lowercase hex of the module's build-id, malloc()ed; NULL if none (or no memory). */
+char *build_id_hex(const struct secmap_module *mod);
 
 /*
  * Pick the modules of @snap named in @names ('-' and '_' alike), kept in the
@@ -40,7 +64,12 @@ int do_dump(int argc, char **argv);
  */
 int dump_select(const struct secmap_snapshot *snap, char *const *names, size_t nr_names,
 		const struct secmap_module ***mods, size_t *nr_mods, const char **missing);
-/* {"modules": [...]}; NULL when out of memory. */
+/*
+ * {"name", "state", "taint", "build_id", "regions": [...], "sections": [...]}
+ * of one module, as "dump" and "monitor" show it; NULL when out of memory.
+ */
+struct json_object *dump_module_json(const struct secmap_module *mod);
+/* {"source": "netlink", "modules": [...]}; NULL when out of memory. */
 struct json_object *dump_build_json(const struct secmap_module *const *mods, size_t nr_mods);
 /* 0 or -errno from writing. */
 int dump_print_json(FILE *f, const struct secmap_module *const *mods, size_t nr_mods);

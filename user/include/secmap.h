@@ -13,6 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* enum secmap_module_state, secmap_region_type, secmap_section_flags, ... */
+#include <linux/secmap.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -21,6 +24,16 @@ struct secmap_client;	/* a netlink socket bound to the secmap family */
 struct secmap_snapshot;	/* every loaded module with its sections, at one time */
 struct secmap_module;
 struct secmap_section;
+struct secmap_region;
+struct secmap_event;	/* one notification from the "events" group */
+
+/* SECMAP_CMD_INFO_GET reply. */
+struct secmap_info {
+	uint32_t version;	/* SECMAP_GENL_VERSION of the kernel module */
+	uint32_t hook;		/* enum secmap_hook */
+	uint64_t generation;	/* bumped on every load, init completion, unload */
+	char release[65];	/* kernel release, as uname -r */
+};
 
 /*
  * Open a client. -ENOENT: the secmap family is not registered (module not
@@ -34,6 +47,45 @@ void secmap_client_close(struct secmap_client *client);
  * asks for; -EPROTO: the kernel sent a message libsecmap cannot parse.
  */
 int secmap_client_dump(struct secmap_client *client, struct secmap_snapshot **snapshot);
+/*
+ * Dumps flagged NLM_F_DUMP_INTR (modules changed mid-dump) are retried;
+ * after this many in a row secmap_client_dump() gives up with -EAGAIN.
+ */
+#define SECMAP_DUMP_MAX_TRIES 16
+/*
+ * Receive dumps in parts of about @bytes (at least 4096) instead of the
+ * default 32 KiB: the kernel sizes each part by the largest buffer the
+ * socket has been read with, so this reopens the request socket. Smaller
+ * parts mean more of them, and more chances of NLM_F_DUMP_INTR.
+ */
+int secmap_client_set_recv_size(struct secmap_client *client, size_t bytes);
+/* How many dumps were retried because of NLM_F_DUMP_INTR, since open. */
+unsigned long secmap_client_dump_retries(const struct secmap_client *client);
+/* One module (a snapshot holding just it). -ENOENT: not loaded. */
+int secmap_client_get(struct secmap_client *client, const char *name,
+		      struct secmap_snapshot **snapshot);
+int secmap_client_info(struct secmap_client *client, struct secmap_info *info);
+
+/*
+ * Events. Subscribe (-EPERM without the capability), then poll
+ * secmap_client_fd() and call secmap_client_next_event(). -EAGAIN: nothing
+ * within @timeout_ms (0: don't wait, -1: forever). -ENOBUFS: the socket
+ * overran and events were lost; the caller should re-dump, and the next
+ * event reports the loss in secmap_event_lost().
+ */
+int secmap_client_subscribe(struct secmap_client *client);
+int secmap_client_fd(const struct secmap_client *client);
+int secmap_client_next_event(struct secmap_client *client, struct secmap_event **event,
+			     int timeout_ms);
+void secmap_event_free(struct secmap_event *event);
+uint32_t secmap_event_type(const struct secmap_event *event);	/* SECMAP_CMD_MODULE_*_NTF */
+uint64_t secmap_event_seq(const struct secmap_event *event);
+uint64_t secmap_event_time_local_ns(const struct secmap_event *event);
+uint64_t secmap_event_time_mono_ns(const struct secmap_event *event);
+/* Events missed just before this one (sequence gap); 0 normally. */
+uint64_t secmap_event_lost(const struct secmap_event *event);
+/* Name and state always; sections, regions and build-id with MODULE_NEW. */
+const struct secmap_module *secmap_event_module(const struct secmap_event *event);
 
 void secmap_snapshot_free(struct secmap_snapshot *snapshot);
 size_t secmap_snapshot_module_count(const struct secmap_snapshot *snapshot);
@@ -51,8 +103,27 @@ const struct secmap_section *secmap_module_section(const struct secmap_module *m
 const struct secmap_section *secmap_module_find_section(const struct secmap_module *module,
 							const char *name);
 
+uint32_t secmap_module_state(const struct secmap_module *module);	/* 0: not reported */
+uint64_t secmap_module_taint(const struct secmap_module *module);
+/* Build-id length (0: none); *id points into the module. */
+size_t secmap_module_build_id(const struct secmap_module *module, const uint8_t **id);
+size_t secmap_module_region_count(const struct secmap_module *module);
+const struct secmap_region *secmap_module_region(const struct secmap_module *module,
+						 size_t index);
+
 const char *secmap_section_name(const struct secmap_section *section);
 uint64_t secmap_section_addr(const struct secmap_section *section);
+uint32_t secmap_section_flags(const struct secmap_section *section);	/* SECMAP_SECTION_F_* */
+/* enum secmap_region_type of the region holding the section, or -1. */
+int secmap_section_region(const struct secmap_section *section);
+
+uint32_t secmap_region_type(const struct secmap_region *region);
+uint64_t secmap_region_base(const struct secmap_region *region);
+uint64_t secmap_region_size(const struct secmap_region *region);
+/* "text", "data", "rodata", "ro_after_init", "init_text", ..., "percpu"; NULL if unknown. */
+const char *secmap_region_type_name(uint32_t type);
+/* "coming", "live", "going"; NULL if unknown. */
+const char *secmap_module_state_name(uint32_t state);
 
 /* A static string describing a negative return value of this library. */
 const char *secmap_strerror(int err);

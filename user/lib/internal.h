@@ -4,6 +4,7 @@
 #define LIBSECMAP_INTERNAL_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,9 +18,20 @@ struct nlmsghdr;
  */
 #define SECMAP_EXPORT __attribute__((visibility("default")))
 
+/* Longest build-id accepted (GNU ld emits 20 bytes for sha1, 16 for md5). */
+#define SECMAP_BUILD_ID_MAX 64
+
 struct secmap_section {
 	char *name;
 	uint64_t addr;
+	uint32_t flags;		/* SECMAP_SECTION_F_* */
+	int region;		/* enum secmap_region_type, or -1 */
+};
+
+struct secmap_region {
+	uint32_t type;
+	uint64_t base;
+	uint64_t size;
 };
 
 struct secmap_module {
@@ -27,6 +39,28 @@ struct secmap_module {
 	struct secmap_section *sections;
 	size_t nr_sections;
 	size_t cap_sections;
+	struct secmap_region *regions;
+	size_t nr_regions;
+	size_t cap_regions;
+	uint32_t state;		/* 0: not reported */
+	uint64_t taint;
+	size_t build_id_len;
+	uint8_t build_id[SECMAP_BUILD_ID_MAX];
+};
+
+struct secmap_event {
+	uint32_t type;		/* SECMAP_CMD_MODULE_*_NTF */
+	uint64_t seq;
+	uint64_t time_local_ns;
+	uint64_t time_mono_ns;
+	uint64_t lost;
+	struct secmap_module module;
+};
+
+/* What a listener remembers between events to notice lost ones. */
+struct libsecmap_event_state {
+	uint64_t last_seq;	/* 0: no event seen yet */
+	bool overrun;		/* ENOBUFS since the last event */
 };
 
 struct secmap_snapshot {
@@ -46,8 +80,10 @@ struct secmap_snapshot *libsecmap_snapshot_new(void);
 /* Takes ownership of @mod's contents on success only. */
 int libsecmap_snapshot_add_module(struct secmap_snapshot *snap, struct secmap_module *mod);
 void libsecmap_module_release(struct secmap_module *mod);
-/* Takes ownership of @name on success only. */
-int libsecmap_module_add_section(struct secmap_module *mod, char *name, uint64_t addr);
+/* Takes ownership of @name on success only. @region: -1 if none. */
+int libsecmap_module_add_section(struct secmap_module *mod, char *name, uint64_t addr,
+				 uint32_t flags, int region);
+int libsecmap_module_add_region(struct secmap_module *mod, const struct secmap_region *region);
 
 /*
  * Parse one SECMAP_CMD_MODULE_GET reply (generic netlink header included)
@@ -56,5 +92,27 @@ int libsecmap_module_add_section(struct secmap_module *mod, char *name, uint64_t
  * Returns 0 or -EPROTO; @snap is unchanged on failure.
  */
 int libsecmap_parse_module_msg(const struct nlmsghdr *nlh, struct secmap_snapshot *snap);
+
+/* Parse a SECMAP_CMD_INFO_GET reply. 0 or -EPROTO; @info is untouched on failure. */
+int libsecmap_parse_info_msg(const struct nlmsghdr *nlh, struct secmap_info *info);
+
+/*
+ * Parse one message from the "events" group. On success *@event is the
+ * event, or NULL for a command this libsecmap does not know (skip it).
+ * Updates @st (sequence, pending overrun) only on success, and computes
+ * secmap_event_lost() from the gap to the previous event. 0, -EPROTO or
+ * -ENOMEM.
+ */
+int libsecmap_parse_event_msg(const struct nlmsghdr *nlh, struct libsecmap_event_state *st,
+			      struct secmap_event **event);
+
+/*
+ * The retry loop of secmap_client_dump(), apart from the socket: @once
+ * fills the snapshot and returns -EINTR for a dump flagged NLM_F_DUMP_INTR.
+ * Counts retries in *@retries; -EAGAIN after SECMAP_DUMP_MAX_TRIES
+ * interrupted dumps in a row.
+ */
+int libsecmap_dump_retry(int (*once)(void *arg, struct secmap_snapshot *snap), void *arg,
+			 unsigned long *retries, struct secmap_snapshot **snapshot);
 
 #endif /* LIBSECMAP_INTERNAL_H */

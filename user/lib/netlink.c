@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* libsecmap netlink side: socket, family lookup, dump and reply parsing. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,32 +27,93 @@
 #endif
 
 /*
- * The kernel sizes dump skbs up to 32 KiB when the reader offers that much;
- * a smaller buffer would make recvmsg() truncate (MSG_TRUNC) a full batch.
+ * The kernel sizes dump skbs up to 32 KiB when the reader offers that much.
+ * Larger datagrams (a doit reply or an event for a module with very many
+ * sections) are measured first and the buffer grows to fit.
  */
 #define SECMAP_RECV_SIZE 32768
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* Events come in bursts (modprobe of a stack of modules): room for many. */
+#define SECMAP_EVENT_RCVBUF (1 << 20)
 
-/* A dump the kernel flags inconsistent (modules came or went) is retried. */
-#define SECMAP_DUMP_TRIES 3
+/* Longest module name any kernel accepts: MODULE_NAME_LEN - 1 on 64-bit. */
+#define SECMAP_MODULE_NAME_MAX 55
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 struct secmap_client {
 	struct mnl_socket *nl;
 	unsigned int portid;
 	unsigned int seq;
 	uint16_t family;
+	uint32_t mcgrp_events;		/* 0: the family has no "events" group */
+	unsigned long dump_retries;
 	char *buf;
+	size_t buf_size;
+
+	/* The "events" socket, kept apart so replies and events never mix. */
+	struct mnl_socket *ev_nl;
+	char *ev_buf;
+	size_t ev_size;
+	size_t ev_len;			/* bytes of the last datagram in ev_buf */
+	size_t ev_off;			/* of those, already handed out */
+	struct libsecmap_event_state ev_state;
 };
 
 struct recv_ctx {
 	struct secmap_client *client;
 	struct secmap_snapshot *snap;
+	struct secmap_info *info;
 	int err;
 	/* Saw the last message of the exchange: nothing is left queued. */
 	bool done;
 	bool have_family;
+	bool have_info;
 };
+
+/*
+ * Receive one datagram into *@buf, first growing it to the datagram's size.
+ * Datagrams not sent by the kernel are dropped. Returns its length or
+ * -errno (-EAGAIN on an empty non-blocking socket).
+ */
+static ssize_t sock_recv(int fd, char **buf, size_t *size)
+{
+	struct sockaddr_nl addr;
+	struct iovec iov;
+	struct msghdr msg;
+	size_t want;
+	ssize_t n;
+	char *p;
+
+	for (;;) {
+		/* Netlink reports the full length of a datagram under MSG_TRUNC. */
+		n = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC);
+		if (n < 0)
+			return -errno;
+		if ((size_t)n > *size) {
+			want = ((size_t)n + 4095) & ~(size_t)4095;
+			p = realloc(*buf, want);
+			if (!p)
+				return -ENOMEM;
+			*buf = p;
+			*size = want;
+		}
+		iov.iov_base = *buf;
+		iov.iov_len = *size;
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_name = &addr;
+		msg.msg_namelen = sizeof(addr);
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		n = recvmsg(fd, &msg, 0);
+		if (n < 0)
+			return -errno;
+		if (msg.msg_flags & MSG_TRUNC)
+			return -EMSGSIZE;
+		if (msg.msg_namelen == sizeof(addr) && addr.nl_pid == 0)
+			return n;
+	}
+}
 
 static void client_socket_close(struct secmap_client *c)
 {
@@ -161,13 +226,11 @@ static int client_run(struct secmap_client *c, struct nlmsghdr *req, mnl_cb_t cb
 	if (mnl_socket_sendto(c->nl, req, req->nlmsg_len) < 0)
 		return -errno;
 	for (;;) {
-		n = mnl_socket_recvfrom(c->nl, c->buf, SECMAP_RECV_SIZE);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			/* libmnl reports a truncated datagram as ENOSPC. */
-			return errno == ENOSPC ? -EMSGSIZE : -errno;
-		}
+		n = sock_recv(mnl_socket_get_fd(c->nl), &c->buf, &c->buf_size);
+		if (n == -EINTR)
+			continue;
+		if (n < 0)
+			return n;
 		if (n == 0)
 			return -EPROTO;
 		ret = mnl_cb_run2(c->buf, n, seq, c->portid, cb, ctx,
@@ -198,6 +261,41 @@ static struct nlmsghdr *put_genl_request(struct secmap_client *c, uint16_t type,
 	return nlh;
 }
 
+/* CTRL_ATTR_MCAST_GROUPS: find the id of the "events" group. */
+static int parse_mcast_groups(const struct nlattr *groups, struct secmap_client *c)
+{
+	const struct nlattr *grp, *attr;
+
+	if (mnl_attr_validate(groups, MNL_TYPE_NESTED) < 0)
+		return -EPROTO;
+	mnl_attr_for_each_nested(grp, groups) {
+		const char *name = NULL;
+		bool have_id = false;
+		uint32_t id = 0;
+
+		if (mnl_attr_validate(grp, MNL_TYPE_NESTED) < 0)
+			return -EPROTO;
+		mnl_attr_for_each_nested(attr, grp) {
+			switch (mnl_attr_get_type(attr)) {
+			case CTRL_ATTR_MCAST_GRP_NAME:
+				if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+					return -EPROTO;
+				name = mnl_attr_get_str(attr);
+				break;
+			case CTRL_ATTR_MCAST_GRP_ID:
+				if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+					return -EPROTO;
+				id = mnl_attr_get_u32(attr);
+				have_id = true;
+				break;
+			}
+		}
+		if (name && have_id && id && !strcmp(name, SECMAP_MCGRP_EVENTS))
+			c->mcgrp_events = id;
+	}
+	return 0;
+}
+
 static int family_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct recv_ctx *ctx = data;
@@ -207,12 +305,18 @@ static int family_cb(const struct nlmsghdr *nlh, void *data)
 	    mnl_nlmsg_get_payload_len(nlh) < sizeof(struct genlmsghdr))
 		goto bad;
 	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(attr) != CTRL_ATTR_FAMILY_ID)
-			continue;
-		if (mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
-			goto bad;
-		ctx->client->family = mnl_attr_get_u16(attr);
-		ctx->have_family = true;
+		switch (mnl_attr_get_type(attr)) {
+		case CTRL_ATTR_FAMILY_ID:
+			if (mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
+				goto bad;
+			ctx->client->family = mnl_attr_get_u16(attr);
+			ctx->have_family = true;
+			break;
+		case CTRL_ATTR_MCAST_GROUPS:
+			if (parse_mcast_groups(attr, ctx->client))
+				goto bad;
+			break;
+		}
 	}
 	return MNL_CB_OK;
 bad:
@@ -245,7 +349,8 @@ SECMAP_EXPORT int secmap_client_open(struct secmap_client **client)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return libsecmap_err(-ENOMEM);
-	c->buf = malloc(SECMAP_RECV_SIZE);
+	c->buf_size = SECMAP_RECV_SIZE;
+	c->buf = malloc(c->buf_size);
 	if (!c->buf) {
 		err = -ENOMEM;
 		goto fail;
@@ -264,11 +369,30 @@ fail:
 	return libsecmap_err(err);
 }
 
+SECMAP_EXPORT int secmap_client_set_recv_size(struct secmap_client *client, size_t bytes)
+{
+	char *buf;
+
+	if (!client || bytes < 4096)
+		return libsecmap_err(-EINVAL);
+	buf = realloc(client->buf, bytes);
+	if (!buf)
+		return libsecmap_err(-ENOMEM);
+	client->buf = buf;
+	client->buf_size = bytes;
+	/* A fresh socket: the kernel remembers the largest read of the old one. */
+	client_socket_close(client);
+	return libsecmap_err(client_socket_open(client));
+}
+
 SECMAP_EXPORT void secmap_client_close(struct secmap_client *client)
 {
 	if (!client)
 		return;
 	client_socket_close(client);
+	if (client->ev_nl)
+		mnl_socket_close(client->ev_nl);
+	free(client->ev_buf);
 	free(client->buf);
 	free(client);
 }
@@ -278,6 +402,28 @@ static int validate_name(const struct nlattr *attr)
 	if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
 		return -EPROTO;
 	return *mnl_attr_get_str(attr) ? 0 : -EPROTO;
+}
+
+/* A u32 attribute of exactly four bytes, seen once. */
+static int attr_u32(const struct nlattr *attr, bool *seen, uint32_t *val)
+{
+	if (*seen || mnl_attr_validate(attr, MNL_TYPE_U32) < 0 ||
+	    mnl_attr_get_payload_len(attr) != sizeof(uint32_t))
+		return -EPROTO;
+	*val = mnl_attr_get_u32(attr);
+	*seen = true;
+	return 0;
+}
+
+/* A u64 attribute of exactly eight bytes (any alignment), seen once. */
+static int attr_u64(const struct nlattr *attr, bool *seen, uint64_t *val)
+{
+	if (*seen || mnl_attr_validate(attr, MNL_TYPE_U64) < 0 ||
+	    mnl_attr_get_payload_len(attr) != sizeof(uint64_t))
+		return -EPROTO;
+	*val = mnl_attr_get_u64(attr);
+	*seen = true;
+	return 0;
 }
 
 /*
@@ -290,12 +436,17 @@ static bool has_garbage(const void *attr, const void *tail)
 	return (const char *)tail - (const char *)attr >= (ptrdiff_t)sizeof(struct nlattr);
 }
 
+static const void *nest_tail(const struct nlattr *nest)
+{
+	return (const char *)mnl_attr_get_payload(nest) + mnl_attr_get_payload_len(nest);
+}
+
 static int parse_section(const struct nlattr *nest, struct secmap_module *mod)
 {
-	const void *tail = (const char *)mnl_attr_get_payload(nest) + mnl_attr_get_payload_len(nest);
+	bool have_addr = false, have_flags = false, have_region = false;
 	const struct nlattr *attr;
 	const char *name = NULL;
-	bool have_addr = false;
+	uint32_t flags = 0, region = 0;
 	uint64_t addr = 0;
 	char *dup;
 	int err;
@@ -308,78 +459,270 @@ static int parse_section(const struct nlattr *nest, struct secmap_module *mod)
 			name = mnl_attr_get_str(attr);
 			break;
 		case SECMAP_A_SECTION_ADDR:
-			if (have_addr || mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+			if (attr_u64(attr, &have_addr, &addr))
 				return -EPROTO;
-			addr = mnl_attr_get_u64(attr);
-			have_addr = true;
+			break;
+		case SECMAP_A_SECTION_FLAGS:
+			if (attr_u32(attr, &have_flags, &flags))
+				return -EPROTO;
+			break;
+		case SECMAP_A_SECTION_REGION:
+			/* secmap_section_region() returns an int. */
+			if (attr_u32(attr, &have_region, &region) || region > INT_MAX)
+				return -EPROTO;
 			break;
 		default:
 			/* PAD, and whatever newer kernels add. */
 			break;
 		}
 	}
-	if (has_garbage(attr, tail) || !name || !have_addr)
+	if (has_garbage(attr, nest_tail(nest)) || !name || !have_addr)
 		return -EPROTO;
 	dup = strdup(name);
 	if (!dup)
 		return -ENOMEM;
-	err = libsecmap_module_add_section(mod, dup, addr);
+	err = libsecmap_module_add_section(mod, dup, addr, flags,
+					   have_region ? (int)region : -1);
 	if (err)
 		free(dup);
 	return err;
 }
 
-int libsecmap_parse_module_msg(const struct nlmsghdr *nlh, struct secmap_snapshot *snap)
+static int parse_region(const struct nlattr *nest, struct secmap_module *mod)
 {
-	struct secmap_module mod = { 0 };
-	const struct genlmsghdr *genl;
+	bool have_type = false, have_base = false, have_size = false;
+	struct secmap_region region = { 0 };
+	const struct nlattr *attr;
+
+	mnl_attr_for_each_nested(attr, nest) {
+		switch (mnl_attr_get_type(attr)) {
+		case SECMAP_A_REGION_TYPE:
+			if (attr_u32(attr, &have_type, &region.type))
+				return -EPROTO;
+			break;
+		case SECMAP_A_REGION_BASE:
+			if (attr_u64(attr, &have_base, &region.base))
+				return -EPROTO;
+			break;
+		case SECMAP_A_REGION_SIZE:
+			if (attr_u64(attr, &have_size, &region.size))
+				return -EPROTO;
+			break;
+		default:
+			break;
+		}
+	}
+	if (has_garbage(attr, nest_tail(nest)) || !have_type || !have_base || !have_size)
+		return -EPROTO;
+	return libsecmap_module_add_region(mod, &region);
+}
+
+static int parse_event_nest(const struct nlattr *nest, struct secmap_event *ev)
+{
+	bool have_seq = false, have_local = false, have_mono = false;
+	const struct nlattr *attr;
+
+	mnl_attr_for_each_nested(attr, nest) {
+		switch (mnl_attr_get_type(attr)) {
+		case SECMAP_A_EVENT_SEQ:
+			if (attr_u64(attr, &have_seq, &ev->seq))
+				return -EPROTO;
+			break;
+		case SECMAP_A_EVENT_TIME_LOCAL_NS:
+			if (attr_u64(attr, &have_local, &ev->time_local_ns))
+				return -EPROTO;
+			break;
+		case SECMAP_A_EVENT_TIME_MONO_NS:
+			if (attr_u64(attr, &have_mono, &ev->time_mono_ns))
+				return -EPROTO;
+			break;
+		default:
+			break;
+		}
+	}
+	/* Sequence numbers start at 1: 0 would read as "nothing seen yet". */
+	if (has_garbage(attr, nest_tail(nest)) || !have_seq || !ev->seq)
+		return -EPROTO;
+	return 0;
+}
+
+/*
+ * The generic netlink header of a secmap message, or NULL if there is
+ * none. libmnl walks attributes up to the *aligned* end of the message, so
+ * an unaligned length would let it read past it. The kernel pads every
+ * attribute, hence never sends one.
+ */
+static const struct genlmsghdr *genl_header(const struct nlmsghdr *nlh)
+{
+	if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN || nlh->nlmsg_len % MNL_ALIGNTO ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(struct genlmsghdr))
+		return NULL;
+	return mnl_nlmsg_get_payload(nlh);
+}
+
+/*
+ * Fill @mod from the top-level attributes of @nlh; with @ev, also the
+ * event nest, which is then required. On failure the caller releases @mod.
+ */
+static int parse_module_attrs(const struct nlmsghdr *nlh, struct secmap_module *mod,
+			      struct secmap_event *ev)
+{
+	bool have_state = false, have_taint = false, have_event = false;
 	const struct nlattr *attr;
 	const char *name = NULL;
-	int err = -EPROTO;
+	int err;
 
-	/*
-	 * libmnl walks attributes up to the *aligned* end of the message, so
-	 * an unaligned length would let it read past it. The kernel pads
-	 * every attribute, hence never sends one.
-	 */
-	if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN || nlh->nlmsg_len % MNL_ALIGNTO ||
-	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*genl))
-		return libsecmap_err(-EPROTO);
-	genl = mnl_nlmsg_get_payload(nlh);
-	if (genl->cmd != SECMAP_CMD_MODULE_GET)
-		return libsecmap_err(-EPROTO);
-
-	mnl_attr_for_each(attr, nlh, sizeof(*genl)) {
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
 		switch (mnl_attr_get_type(attr)) {
 		case SECMAP_A_MODULE_NAME:
 			if (name || validate_name(attr))
-				goto out;
+				return -EPROTO;
 			name = mnl_attr_get_str(attr);
 			break;
 		case SECMAP_A_MODULE_SECTION:
 			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
-				goto out;
-			err = parse_section(attr, &mod);
+				return -EPROTO;
+			err = parse_section(attr, mod);
 			if (err)
-				goto out;
-			err = -EPROTO;
+				return err;
+			break;
+		case SECMAP_A_MODULE_STATE:
+			if (attr_u32(attr, &have_state, &mod->state))
+				return -EPROTO;
+			break;
+		case SECMAP_A_MODULE_TAINT:
+			if (attr_u64(attr, &have_taint, &mod->taint))
+				return -EPROTO;
+			break;
+		case SECMAP_A_MODULE_BUILD_ID:
+			if (mod->build_id_len || mnl_attr_get_payload_len(attr) == 0 ||
+			    mnl_attr_get_payload_len(attr) > SECMAP_BUILD_ID_MAX)
+				return -EPROTO;
+			mod->build_id_len = mnl_attr_get_payload_len(attr);
+			memcpy(mod->build_id, mnl_attr_get_payload(attr), mod->build_id_len);
+			break;
+		case SECMAP_A_MODULE_REGION:
+			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+				return -EPROTO;
+			err = parse_region(attr, mod);
+			if (err)
+				return err;
+			break;
+		case SECMAP_A_MODULE_EVENT:
+			/* Only notifications carry it; elsewhere it means nothing to us. */
+			if (!ev)
+				break;
+			if (have_event || mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0 ||
+			    parse_event_nest(attr, ev))
+				return -EPROTO;
+			have_event = true;
 			break;
 		default:
 			/* Attributes from a newer kernel: skip, as the ABI only appends. */
 			break;
 		}
 	}
-	if (has_garbage(attr, mnl_nlmsg_get_payload_tail(nlh)) || !name)
-		goto out;
-	mod.name = strdup(name);
-	if (!mod.name) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = libsecmap_snapshot_add_module(snap, &mod);
-out:
+	if (has_garbage(attr, mnl_nlmsg_get_payload_tail(nlh)) || !name || (ev && !have_event))
+		return -EPROTO;
+	mod->name = strdup(name);
+	return mod->name ? 0 : -ENOMEM;
+}
+
+int libsecmap_parse_module_msg(const struct nlmsghdr *nlh, struct secmap_snapshot *snap)
+{
+	const struct genlmsghdr *genl = genl_header(nlh);
+	struct secmap_module mod = { 0 };
+	int err;
+
+	if (!genl || genl->cmd != SECMAP_CMD_MODULE_GET)
+		return libsecmap_err(-EPROTO);
+	err = parse_module_attrs(nlh, &mod, NULL);
+	if (!err)
+		err = libsecmap_snapshot_add_module(snap, &mod);
 	libsecmap_module_release(&mod);
 	return err ? libsecmap_err(err) : 0;
+}
+
+int libsecmap_parse_event_msg(const struct nlmsghdr *nlh, struct libsecmap_event_state *st,
+			      struct secmap_event **event)
+{
+	const struct genlmsghdr *genl = genl_header(nlh);
+	struct secmap_event *ev;
+	int err;
+
+	*event = NULL;
+	if (!genl)
+		return libsecmap_err(-EPROTO);
+	switch (genl->cmd) {
+	case SECMAP_CMD_MODULE_NEW_NTF:
+	case SECMAP_CMD_MODULE_LIVE_NTF:
+	case SECMAP_CMD_MODULE_GONE_NTF:
+		break;
+	default:
+		/* A notification a newer kernel added, or not one at all. */
+		return 0;
+	}
+	ev = calloc(1, sizeof(*ev));
+	if (!ev)
+		return libsecmap_err(-ENOMEM);
+	ev->type = genl->cmd;
+	err = parse_module_attrs(nlh, &ev->module, ev);
+	if (err) {
+		secmap_event_free(ev);
+		return libsecmap_err(err);
+	}
+	/* A number going backwards: the kernel module was reloaded; no gap. */
+	if (st->last_seq && ev->seq > st->last_seq)
+		ev->lost = ev->seq - st->last_seq - 1;
+	/* An overrun lost at least one, even if we cannot tell how many. */
+	if (st->overrun && !ev->lost)
+		ev->lost = 1;
+	st->last_seq = ev->seq;
+	st->overrun = false;
+	*event = ev;
+	return 0;
+}
+
+int libsecmap_parse_info_msg(const struct nlmsghdr *nlh, struct secmap_info *info)
+{
+	bool have_version = false, have_gen = false, have_hook = false;
+	const struct genlmsghdr *genl = genl_header(nlh);
+	struct secmap_info out = { 0 };
+	const struct nlattr *attr;
+	const char *release = NULL;
+
+	if (!genl || genl->cmd != SECMAP_CMD_INFO_GET)
+		return libsecmap_err(-EPROTO);
+	mnl_attr_for_each(attr, nlh, sizeof(*genl)) {
+		switch (mnl_attr_get_type(attr)) {
+		case SECMAP_A_INFO_VERSION:
+			if (attr_u32(attr, &have_version, &out.version))
+				return libsecmap_err(-EPROTO);
+			break;
+		case SECMAP_A_INFO_GENERATION:
+			if (attr_u64(attr, &have_gen, &out.generation))
+				return libsecmap_err(-EPROTO);
+			break;
+		case SECMAP_A_INFO_RELEASE:
+			if (release || mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0 ||
+			    strlen(mnl_attr_get_str(attr)) >= sizeof(out.release))
+				return libsecmap_err(-EPROTO);
+			release = mnl_attr_get_str(attr);
+			break;
+		case SECMAP_A_INFO_HOOK:
+			if (attr_u32(attr, &have_hook, &out.hook))
+				return libsecmap_err(-EPROTO);
+			break;
+		default:
+			break;
+		}
+	}
+	if (has_garbage(attr, mnl_nlmsg_get_payload_tail(nlh)) || !have_version || !have_gen ||
+	    !release || !have_hook)
+		return libsecmap_err(-EPROTO);
+	strcpy(out.release, release);
+	*info = out;
+	return 0;
 }
 
 static int dump_cb(const struct nlmsghdr *nlh, void *data)
@@ -398,8 +741,9 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int client_dump_once(struct secmap_client *c, struct secmap_snapshot *snap)
+static int client_dump_once(void *arg, struct secmap_snapshot *snap)
 {
+	struct secmap_client *c = arg;
 	struct recv_ctx ctx = { .client = c, .snap = snap };
 	struct nlmsghdr *nlh;
 	int err;
@@ -416,26 +760,266 @@ static int client_dump_once(struct secmap_client *c, struct secmap_snapshot *sna
 	return err;
 }
 
-SECMAP_EXPORT int secmap_client_dump(struct secmap_client *client,
-				     struct secmap_snapshot **snapshot)
+int libsecmap_dump_retry(int (*once)(void *arg, struct secmap_snapshot *snap), void *arg,
+			 unsigned long *retries, struct secmap_snapshot **snapshot)
 {
 	struct secmap_snapshot *snap;
 	int err, tries;
 
-	if (!client || !snapshot)
-		return libsecmap_err(-EINVAL);
 	*snapshot = NULL;
 	for (tries = 1;; tries++) {
 		snap = libsecmap_snapshot_new();
 		if (!snap)
 			return libsecmap_err(-ENOMEM);
-		err = client_dump_once(client, snap);
+		err = once(arg, snap);
 		if (!err) {
 			*snapshot = snap;
 			return 0;
 		}
 		secmap_snapshot_free(snap);
-		if (err != -EINTR || tries >= SECMAP_DUMP_TRIES)
+		/* -EINTR: NLM_F_DUMP_INTR, modules came or went mid-dump. */
+		if (err != -EINTR)
 			return libsecmap_err(err);
+		if (tries >= SECMAP_DUMP_MAX_TRIES)
+			return libsecmap_err(-EAGAIN);
+		(*retries)++;
+	}
+}
+
+SECMAP_EXPORT int secmap_client_dump(struct secmap_client *client,
+				     struct secmap_snapshot **snapshot)
+{
+	if (!client || !snapshot)
+		return libsecmap_err(-EINVAL);
+	return libsecmap_dump_retry(client_dump_once, client, &client->dump_retries, snapshot);
+}
+
+SECMAP_EXPORT unsigned long secmap_client_dump_retries(const struct secmap_client *client)
+{
+	return client ? client->dump_retries : 0;
+}
+
+static int client_get_once(struct secmap_client *c, const char *name,
+			   struct secmap_snapshot *snap)
+{
+	struct recv_ctx ctx = { .client = c, .snap = snap };
+	struct nlmsghdr *nlh;
+	int err;
+
+	nlh = put_genl_request(c, c->family, NLM_F_ACK, SECMAP_CMD_MODULE_GET,
+			       SECMAP_GENL_VERSION);
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, name);
+	err = client_run(c, nlh, dump_cb, &ctx);
+	if (!ctx.done)
+		client_socket_close(c);
+	if (!err && secmap_snapshot_module_count(snap) != 1)
+		err = -EPROTO;
+	return err;
+}
+
+SECMAP_EXPORT int secmap_client_get(struct secmap_client *client, const char *name,
+				    struct secmap_snapshot **snapshot)
+{
+	struct secmap_snapshot *snap;
+	char *alt = NULL, *p;
+	int err;
+
+	if (!client || !name || !*name || !snapshot)
+		return libsecmap_err(-EINVAL);
+	*snapshot = NULL;
+	/* Longer than the kernel allows a module name: cannot be loaded. */
+	if (strlen(name) > SECMAP_MODULE_NAME_MAX)
+		return libsecmap_err(-ENOENT);
+	snap = libsecmap_snapshot_new();
+	if (!snap)
+		return libsecmap_err(-ENOMEM);
+	err = client_get_once(client, name, snap);
+	/* The kernel spells module names with '_', users with either. */
+	if (err == -ENOENT && strchr(name, '-')) {
+		alt = strdup(name);
+		if (!alt) {
+			err = -ENOMEM;
+		} else {
+			for (p = alt; *p; p++)
+				if (*p == '-')
+					*p = '_';
+			err = client_get_once(client, alt, snap);
+			free(alt);
+		}
+	}
+	if (err) {
+		secmap_snapshot_free(snap);
+		return libsecmap_err(err);
+	}
+	*snapshot = snap;
+	return 0;
+}
+
+static int info_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct recv_ctx *ctx = data;
+
+	if (nlh->nlmsg_type != ctx->client->family || ctx->have_info ||
+	    libsecmap_parse_info_msg(nlh, ctx->info)) {
+		ctx->err = -EPROTO;
+		return MNL_CB_ERROR;
+	}
+	ctx->have_info = true;
+	return MNL_CB_OK;
+}
+
+SECMAP_EXPORT int secmap_client_info(struct secmap_client *client, struct secmap_info *info)
+{
+	struct recv_ctx ctx = { .client = client, .info = info };
+	struct nlmsghdr *nlh;
+	int err;
+
+	if (!client || !info)
+		return libsecmap_err(-EINVAL);
+	nlh = put_genl_request(client, client->family, NLM_F_ACK, SECMAP_CMD_INFO_GET,
+			       SECMAP_GENL_VERSION);
+	err = client_run(client, nlh, info_cb, &ctx);
+	if (!ctx.done)
+		client_socket_close(client);
+	if (!err && !ctx.have_info)
+		err = -EPROTO;
+	return err ? libsecmap_err(err) : 0;
+}
+
+SECMAP_EXPORT int secmap_client_subscribe(struct secmap_client *client)
+{
+	int fd, flags, rcvbuf = SECMAP_EVENT_RCVBUF, err;
+	struct mnl_socket *nl;
+	unsigned int group;
+
+	if (!client)
+		return libsecmap_err(-EINVAL);
+	if (client->ev_nl)
+		return 0;
+	/* A secmap too old to send events. */
+	if (!client->mcgrp_events)
+		return libsecmap_err(-EOPNOTSUPP);
+	if (!client->ev_buf) {
+		client->ev_buf = malloc(SECMAP_RECV_SIZE);
+		if (!client->ev_buf)
+			return libsecmap_err(-ENOMEM);
+		client->ev_size = SECMAP_RECV_SIZE;
+	}
+	nl = mnl_socket_open(NETLINK_GENERIC);
+	if (!nl)
+		return libsecmap_err(-errno);
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		goto fail;
+	fd = mnl_socket_get_fd(nl);
+	/* Readiness comes from poll(); a spurious wakeup must not block. */
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		goto fail;
+	/* Best effort: capped by net.core.rmem_max; ENOBUFS reports the rest. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	group = client->mcgrp_events;
+	/* The kernel asks CAP_SYS_ADMIN of subscribers: EPERM otherwise. */
+	if (mnl_socket_setsockopt(nl, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)) < 0)
+		goto fail;
+	client->ev_nl = nl;
+	client->ev_len = client->ev_off = 0;
+	memset(&client->ev_state, 0, sizeof(client->ev_state));
+	return 0;
+fail:
+	err = -errno;
+	mnl_socket_close(nl);
+	return libsecmap_err(err);
+}
+
+SECMAP_EXPORT int secmap_client_fd(const struct secmap_client *client)
+{
+	if (!client)
+		return libsecmap_err(-EINVAL);
+	if (!client->ev_nl)
+		return libsecmap_err(-EBADF);
+	return mnl_socket_get_fd(client->ev_nl);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The next event left in the last datagram: 1 if found, 0 if none, or -errno. */
+static int next_buffered_event(struct secmap_client *c, struct secmap_event **event)
+{
+	const struct nlmsghdr *nlh;
+	size_t left, step;
+	int err;
+
+	while (c->ev_off < c->ev_len) {
+		nlh = (const struct nlmsghdr *)(c->ev_buf + c->ev_off);
+		left = c->ev_len - c->ev_off;
+		if (!mnl_nlmsg_ok(nlh, (int)left)) {
+			c->ev_off = c->ev_len;
+			return -EPROTO;
+		}
+		step = MNL_ALIGN(nlh->nlmsg_len);
+		c->ev_off += step < left ? step : left;
+		/* NOOPs and anything else not from our family. */
+		if (nlh->nlmsg_type != c->family)
+			continue;
+		err = libsecmap_parse_event_msg(nlh, &c->ev_state, event);
+		if (err)
+			return err;
+		if (*event)
+			return 1;
+	}
+	return 0;
+}
+
+SECMAP_EXPORT int secmap_client_next_event(struct secmap_client *client,
+					   struct secmap_event **event, int timeout_ms)
+{
+	struct pollfd pfd;
+	int64_t start;
+	ssize_t n;
+	int ret, wait;
+
+	if (!client || !event)
+		return libsecmap_err(-EINVAL);
+	*event = NULL;
+	if (!client->ev_nl)
+		return libsecmap_err(-EBADF);
+	start = now_ms();
+	pfd.fd = mnl_socket_get_fd(client->ev_nl);
+	pfd.events = POLLIN;
+	for (;;) {
+		ret = next_buffered_event(client, event);
+		if (ret)
+			return ret < 0 ? libsecmap_err(ret) : 0;
+
+		wait = timeout_ms;
+		if (timeout_ms > 0) {
+			int64_t left = timeout_ms - (now_ms() - start);
+
+			wait = left > 0 ? (int)left : 0;
+		}
+		ret = poll(&pfd, 1, wait);
+		if (ret < 0)
+			return libsecmap_err(-errno);
+		if (ret == 0)
+			return libsecmap_err(-EAGAIN);
+		n = sock_recv(pfd.fd, &client->ev_buf, &client->ev_size);
+		if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
+			continue;
+		if (n == -ENOBUFS) {
+			/* The next event tells how many by its sequence gap. */
+			client->ev_state.overrun = true;
+			client->ev_len = client->ev_off = 0;
+			return libsecmap_err(-ENOBUFS);
+		}
+		if (n < 0)
+			return libsecmap_err((int)n);
+		client->ev_len = (size_t)n;
+		client->ev_off = 0;
 	}
 }

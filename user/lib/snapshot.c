@@ -34,7 +34,8 @@ static int grow(void **arr, size_t *cap, size_t nr, size_t size)
 	return 0;
 }
 
-int libsecmap_module_add_section(struct secmap_module *mod, char *name, uint64_t addr)
+int libsecmap_module_add_section(struct secmap_module *mod, char *name, uint64_t addr,
+				 uint32_t flags, int region)
 {
 	int err;
 
@@ -44,7 +45,21 @@ int libsecmap_module_add_section(struct secmap_module *mod, char *name, uint64_t
 		return err;
 	mod->sections[mod->nr_sections].name = name;
 	mod->sections[mod->nr_sections].addr = addr;
+	mod->sections[mod->nr_sections].flags = flags;
+	mod->sections[mod->nr_sections].region = region;
 	mod->nr_sections++;
+	return 0;
+}
+
+int libsecmap_module_add_region(struct secmap_module *mod, const struct secmap_region *region)
+{
+	int err;
+
+	err = grow((void **)&mod->regions, &mod->cap_regions, mod->nr_regions,
+		   sizeof(*mod->regions));
+	if (err)
+		return err;
+	mod->regions[mod->nr_regions++] = *region;
 	return 0;
 }
 
@@ -68,6 +83,7 @@ void libsecmap_module_release(struct secmap_module *mod)
 	for (i = 0; i < mod->nr_sections; i++)
 		free(mod->sections[i].name);
 	free(mod->sections);
+	free(mod->regions);
 	free(mod->name);
 	memset(mod, 0, sizeof(*mod));
 }
@@ -169,6 +185,132 @@ SECMAP_EXPORT uint64_t secmap_section_addr(const struct secmap_section *section)
 	return section ? section->addr : 0;
 }
 
+SECMAP_EXPORT uint32_t secmap_section_flags(const struct secmap_section *section)
+{
+	return section ? section->flags : 0;
+}
+
+SECMAP_EXPORT int secmap_section_region(const struct secmap_section *section)
+{
+	return section ? section->region : -1;
+}
+
+SECMAP_EXPORT uint32_t secmap_module_state(const struct secmap_module *module)
+{
+	return module ? module->state : 0;
+}
+
+SECMAP_EXPORT uint64_t secmap_module_taint(const struct secmap_module *module)
+{
+	return module ? module->taint : 0;
+}
+
+SECMAP_EXPORT size_t secmap_module_build_id(const struct secmap_module *module,
+					    const uint8_t **id)
+{
+	if (id)
+		*id = module && module->build_id_len ? module->build_id : NULL;
+	return module ? module->build_id_len : 0;
+}
+
+SECMAP_EXPORT size_t secmap_module_region_count(const struct secmap_module *module)
+{
+	return module ? module->nr_regions : 0;
+}
+
+SECMAP_EXPORT const struct secmap_region *
+secmap_module_region(const struct secmap_module *module, size_t index)
+{
+	if (!module || index >= module->nr_regions) {
+		errno = ENOENT;
+		return NULL;
+	}
+	return &module->regions[index];
+}
+
+SECMAP_EXPORT uint32_t secmap_region_type(const struct secmap_region *region)
+{
+	return region ? region->type : 0;
+}
+
+SECMAP_EXPORT uint64_t secmap_region_base(const struct secmap_region *region)
+{
+	return region ? region->base : 0;
+}
+
+SECMAP_EXPORT uint64_t secmap_region_size(const struct secmap_region *region)
+{
+	return region ? region->size : 0;
+}
+
+SECMAP_EXPORT const char *secmap_region_type_name(uint32_t type)
+{
+	static const char *const names[] = {
+		[SECMAP_REGION_TEXT]		= "text",
+		[SECMAP_REGION_DATA]		= "data",
+		[SECMAP_REGION_RODATA]		= "rodata",
+		[SECMAP_REGION_RO_AFTER_INIT]	= "ro_after_init",
+		[SECMAP_REGION_INIT_TEXT]	= "init_text",
+		[SECMAP_REGION_INIT_DATA]	= "init_data",
+		[SECMAP_REGION_INIT_RODATA]	= "init_rodata",
+		[SECMAP_REGION_PERCPU]		= "percpu",
+	};
+
+	return type < sizeof(names) / sizeof(names[0]) ? names[type] : NULL;
+}
+
+SECMAP_EXPORT const char *secmap_module_state_name(uint32_t state)
+{
+	switch (state) {
+	case SECMAP_MODULE_STATE_COMING:
+		return "coming";
+	case SECMAP_MODULE_STATE_LIVE:
+		return "live";
+	case SECMAP_MODULE_STATE_GOING:
+		return "going";
+	default:
+		return NULL;
+	}
+}
+
+SECMAP_EXPORT void secmap_event_free(struct secmap_event *event)
+{
+	if (!event)
+		return;
+	libsecmap_module_release(&event->module);
+	free(event);
+}
+
+SECMAP_EXPORT uint32_t secmap_event_type(const struct secmap_event *event)
+{
+	return event ? event->type : 0;
+}
+
+SECMAP_EXPORT uint64_t secmap_event_seq(const struct secmap_event *event)
+{
+	return event ? event->seq : 0;
+}
+
+SECMAP_EXPORT uint64_t secmap_event_time_local_ns(const struct secmap_event *event)
+{
+	return event ? event->time_local_ns : 0;
+}
+
+SECMAP_EXPORT uint64_t secmap_event_time_mono_ns(const struct secmap_event *event)
+{
+	return event ? event->time_mono_ns : 0;
+}
+
+SECMAP_EXPORT uint64_t secmap_event_lost(const struct secmap_event *event)
+{
+	return event ? event->lost : 0;
+}
+
+SECMAP_EXPORT const struct secmap_module *secmap_event_module(const struct secmap_event *event)
+{
+	return event ? &event->module : NULL;
+}
+
 SECMAP_EXPORT const char *secmap_strerror(int err)
 {
 	if (err < 0)
@@ -181,6 +323,8 @@ SECMAP_EXPORT const char *secmap_strerror(int err)
 		return "permission denied (needs CAP_SYSLOG)";
 	case EPROTO:
 		return "malformed reply from kernel";
+	case EAGAIN:
+		return "module set kept changing during the dump; try again";
 	default:
 		return strerror(err);
 	}

@@ -13,6 +13,11 @@
 #include "msg.h"
 #include "secmap_cli.h"
 
+static const uint8_t build_id[20] = {
+	0x3f, 0x2a, 0x9c, 0x01, 0x00, 0xff, 0x10, 0x20, 0x30, 0x40,
+	0x50, 0x60, 0x70, 0x80, 0x90, 0xa0, 0xb0, 0xc0, 0xd0, 0xe1,
+};
+
 FIXTURE(dump) {
 	struct secmap_snapshot *snap;
 	const struct secmap_module **mods;
@@ -33,15 +38,26 @@ FIXTURE_SETUP(dump)
 	self->snap = libsecmap_snapshot_new();
 	ASSERT_NE(NULL, self->snap);
 
+	/* Live, its init section freed; a build-id, tainted O and E. */
 	nlh = msg_module(buf, "dummy");
-	msg_section(nlh, ".text", 0xffffffffc0564000ULL, 0);
-	msg_section(nlh, ".data", 0xffffffffc0566000ULL, 1);
+	msg_module_info(nlh, SECMAP_MODULE_STATE_LIVE, 0x3000, build_id, sizeof(build_id));
+	msg_region(nlh, SECMAP_REGION_TEXT, 0xffffffffc0564000ULL, 8192);
+	msg_region(nlh, SECMAP_REGION_DATA, 0xffffffffc0566000ULL, 4096);
+	msg_section_full(nlh, ".text", 0xffffffffc0564000ULL, 0, SECMAP_REGION_TEXT);
+	msg_section_full(nlh, ".data", 0xffffffffc0566000ULL, 0, SECMAP_REGION_DATA);
+	msg_section_full(nlh, ".init.text", 0xffffffffc0568000ULL,
+			 SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED, -1);
 	ASSERT_EQ(0, libsecmap_parse_module_msg(nlh, self->snap));
 
+	/* Still in its init function; no build-id. */
 	nlh = msg_module(buf, "snd_hda_codec_generic");
-	msg_section(nlh, ".init.text", 0xffffffffc0a01000ULL, 0);
+	msg_module_info(nlh, SECMAP_MODULE_STATE_COMING, 0, NULL, 0);
+	msg_region(nlh, SECMAP_REGION_INIT_TEXT, 0xffffffffc0a01000ULL, 4096);
+	msg_section_full(nlh, ".init.text", 0xffffffffc0a01000ULL, SECMAP_SECTION_F_INIT,
+			 SECMAP_REGION_INIT_TEXT);
 	ASSERT_EQ(0, libsecmap_parse_module_msg(nlh, self->snap));
 
+	/* As the first secmap sent it: a name and nothing else. */
 	nlh = msg_module(buf, "empty");
 	ASSERT_EQ(0, libsecmap_parse_module_msg(nlh, self->snap));
 	free(buf);
@@ -77,13 +93,28 @@ static const char *finish_stream(FILE **f, char **out)
 TEST_F(dump, json_exact)
 {
 	ASSERT_EQ(0, dump_print_json(self->f, self->mods, self->nr_mods));
-	EXPECT_STREQ("{\"modules\":["
-		     "{\"name\":\"dummy\",\"sections\":["
-		     "{\"name\":\".text\",\"addr\":\"0xffffffffc0564000\"},"
-		     "{\"name\":\".data\",\"addr\":\"0xffffffffc0566000\"}]},"
-		     "{\"name\":\"snd_hda_codec_generic\",\"sections\":["
-		     "{\"name\":\".init.text\",\"addr\":\"0xffffffffc0a01000\"}]},"
-		     "{\"name\":\"empty\",\"sections\":[]}"
+	EXPECT_STREQ("{\"source\":\"netlink\",\"modules\":["
+		     "{\"name\":\"dummy\",\"state\":\"live\",\"taint\":12288,"
+		     "\"build_id\":\"3f2a9c0100ff102030405060708090a0b0c0d0e1\","
+		     "\"regions\":["
+		     "{\"type\":\"text\",\"base\":\"0xffffffffc0564000\",\"size\":8192},"
+		     "{\"type\":\"data\",\"base\":\"0xffffffffc0566000\",\"size\":4096}],"
+		     "\"sections\":["
+		     "{\"name\":\".text\",\"addr\":\"0xffffffffc0564000\",\"size\":null,"
+		     "\"pgoff\":null,\"init\":false,\"freed\":false,\"region\":\"text\"},"
+		     "{\"name\":\".data\",\"addr\":\"0xffffffffc0566000\",\"size\":null,"
+		     "\"pgoff\":null,\"init\":false,\"freed\":false,\"region\":\"data\"},"
+		     "{\"name\":\".init.text\",\"addr\":\"0xffffffffc0568000\",\"size\":null,"
+		     "\"pgoff\":null,\"init\":true,\"freed\":true,\"region\":null}]},"
+		     "{\"name\":\"snd_hda_codec_generic\",\"state\":\"coming\",\"taint\":0,"
+		     "\"build_id\":null,"
+		     "\"regions\":["
+		     "{\"type\":\"init_text\",\"base\":\"0xffffffffc0a01000\",\"size\":4096}],"
+		     "\"sections\":["
+		     "{\"name\":\".init.text\",\"addr\":\"0xffffffffc0a01000\",\"size\":null,"
+		     "\"pgoff\":null,\"init\":true,\"freed\":false,\"region\":\"init_text\"}]},"
+		     "{\"name\":\"empty\",\"state\":null,\"taint\":0,\"build_id\":null,"
+		     "\"regions\":[],\"sections\":[]}"
 		     "]}\n", finish(self));
 }
 
@@ -100,8 +131,10 @@ TEST_F(dump, json_small_addr_not_padded)
 	mod = secmap_snapshot_module(snap, 0);
 	EXPECT_EQ(0, dump_print_json(self->f, &mod, 1));
 	secmap_snapshot_free(snap);
-	EXPECT_STREQ("{\"modules\":[{\"name\":\"lo\",\"sections\":"
-		     "[{\"name\":\".bss\",\"addr\":\"0x1000\"}]}]}\n", finish(self));
+	EXPECT_STREQ("{\"source\":\"netlink\",\"modules\":[{\"name\":\"lo\",\"state\":null,"
+		     "\"taint\":0,\"build_id\":null,\"regions\":[],\"sections\":"
+		     "[{\"name\":\".bss\",\"addr\":\"0x1000\",\"size\":null,\"pgoff\":null,"
+		     "\"init\":false,\"freed\":false,\"region\":null}]}]}\n", finish(self));
 }
 
 TEST_F(dump, json_pretty_same_document)
@@ -115,7 +148,7 @@ TEST_F(dump, json_pretty_same_document)
 	ASSERT_EQ(0, dump_print_json(self->f, self->mods, self->nr_mods));
 	out = finish(self);
 	/* Indented over several lines, yet the same document. */
-	EXPECT_NE(NULL, strstr(out, "\n  \"modules\": [\n"));
+	EXPECT_NE(NULL, strstr(out, "\n  \"source\": \"netlink\",\n  \"modules\": [\n"));
 	pretty = json_tokener_parse(out);
 	ASSERT_NE(NULL, pretty);
 	EXPECT_TRUE(json_object_equal(plain, pretty));
@@ -126,17 +159,21 @@ TEST_F(dump, json_pretty_same_document)
 TEST_F(dump, json_empty)
 {
 	EXPECT_EQ(0, dump_print_json(self->f, self->mods, 0));
-	EXPECT_STREQ("{\"modules\":[]}\n", finish(self));
+	EXPECT_STREQ("{\"source\":\"netlink\",\"modules\":[]}\n", finish(self));
 }
 
 TEST_F(dump, table_exact)
 {
 	ASSERT_EQ(0, dump_print_table(self->f, self->mods, self->nr_mods));
 	EXPECT_STREQ(
-		"MODULE                 SECTION     ADDRESS\n"
+		"MODULE                 SECTION     ADDRESS             FLAGS\n"
+		"dummy  live  taint 0x3000  build-id 3f2a9c0100ff102030405060708090a0b0c0d0e1\n"
 		"dummy                  .text       0xffffffffc0564000\n"
 		"dummy                  .data       0xffffffffc0566000\n"
-		"snd_hda_codec_generic  .init.text  0xffffffffc0a01000\n"
+		"dummy                  .init.text  0xffffffffc0568000  init,freed\n"
+		"snd_hda_codec_generic  coming\n"
+		"snd_hda_codec_generic  .init.text  0xffffffffc0a01000  init\n"
+		"empty  -\n"
 		"empty                  -           -\n", finish(self));
 }
 
@@ -144,9 +181,11 @@ TEST_F(dump, table_header_sets_min_width)
 {
 	ASSERT_EQ(0, dump_print_table(self->f, self->mods, 1));
 	EXPECT_STREQ(
-		"MODULE  SECTION  ADDRESS\n"
-		"dummy   .text    0xffffffffc0564000\n"
-		"dummy   .data    0xffffffffc0566000\n", finish(self));
+		"MODULE  SECTION     ADDRESS             FLAGS\n"
+		"dummy  live  taint 0x3000  build-id 3f2a9c0100ff102030405060708090a0b0c0d0e1\n"
+		"dummy   .text       0xffffffffc0564000\n"
+		"dummy   .data       0xffffffffc0566000\n"
+		"dummy   .init.text  0xffffffffc0568000  init,freed\n", finish(self));
 }
 
 TEST_F(dump, select_by_name_keeps_kernel_order)

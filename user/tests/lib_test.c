@@ -384,6 +384,843 @@ TEST_F(parse, find_dash_underscore)
 	EXPECT_EQ(NULL, secmap_snapshot_find(self->snap, NULL));
 }
 
+static const uint8_t build_id20[20] = {
+	0x3f, 0x2a, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0xff, 0xfe, 0x10,
+};
+
+/* A module as the current kernel sends it: every attribute, with PADs. */
+static struct nlmsghdr *msg_full_module(void *buf, const char *name)
+{
+	struct nlmsghdr *nlh = msg_module(buf, name);
+
+	msg_module_info(nlh, SECMAP_MODULE_STATE_LIVE, 0x3000, build_id20, sizeof(build_id20));
+	msg_region(nlh, SECMAP_REGION_TEXT, 0xffffffffc0564000ULL, 0x2000);
+	msg_region(nlh, SECMAP_REGION_DATA, 0xffffffffc0566000ULL, 0x1000);
+	msg_section_full(nlh, ".text", 0xffffffffc0564000ULL, 0, SECMAP_REGION_TEXT);
+	msg_section_full(nlh, ".init.text", 0xffffffffc0a01000ULL,
+			 SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED, -1);
+	msg_section_full(nlh, ".data", 0xffffffffc0566000ULL, 0, SECMAP_REGION_DATA);
+	return nlh;
+}
+
+TEST_F(parse, full_module)
+{
+	const struct secmap_module *mod;
+	const struct secmap_section *sec;
+	const struct secmap_region *reg;
+	const uint8_t *id = NULL;
+
+	ASSERT_EQ(0, parse_exact(msg_full_module(self->buf, "dummy"), self->snap));
+	mod = secmap_snapshot_module(self->snap, 0);
+	ASSERT_NE(NULL, mod);
+	EXPECT_EQ(SECMAP_MODULE_STATE_LIVE, secmap_module_state(mod));
+	EXPECT_EQ(0x3000ULL, secmap_module_taint(mod));
+	ASSERT_EQ(20U, secmap_module_build_id(mod, &id));
+	ASSERT_NE(NULL, id);
+	EXPECT_EQ(0, memcmp(build_id20, id, 20));
+
+	ASSERT_EQ(2U, secmap_module_region_count(mod));
+	reg = secmap_module_region(mod, 0);
+	EXPECT_EQ(SECMAP_REGION_TEXT, secmap_region_type(reg));
+	EXPECT_EQ(0xffffffffc0564000ULL, secmap_region_base(reg));
+	EXPECT_EQ(0x2000ULL, secmap_region_size(reg));
+	reg = secmap_module_region(mod, 1);
+	EXPECT_EQ(SECMAP_REGION_DATA, secmap_region_type(reg));
+	EXPECT_EQ(0xffffffffc0566000ULL, secmap_region_base(reg));
+	EXPECT_EQ(0x1000ULL, secmap_region_size(reg));
+	errno = 0;
+	EXPECT_EQ(NULL, secmap_module_region(mod, 2));
+	EXPECT_EQ(ENOENT, errno);
+
+	ASSERT_EQ(3U, secmap_module_section_count(mod));
+	sec = secmap_module_find_section(mod, ".text");
+	EXPECT_EQ(0U, secmap_section_flags(sec));
+	EXPECT_EQ(SECMAP_REGION_TEXT, secmap_section_region(sec));
+	sec = secmap_module_find_section(mod, ".init.text");
+	EXPECT_EQ(SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED, secmap_section_flags(sec));
+	EXPECT_EQ(-1, secmap_section_region(sec));
+	EXPECT_EQ(0xffffffffc0a01000ULL, secmap_section_addr(sec));
+	sec = secmap_module_find_section(mod, ".data");
+	EXPECT_EQ(SECMAP_REGION_DATA, secmap_section_region(sec));
+}
+
+/* What the first secmap sent: name and sections with name and address only. */
+TEST_F(parse, old_kernel_defaults)
+{
+	struct nlmsghdr *nlh = msg_module(self->buf, "dummy");
+	const struct secmap_module *mod;
+	const uint8_t *id = (const uint8_t *)"x";
+
+	msg_section(nlh, ".text", 0xffffffffc0564000ULL, 0);
+	ASSERT_EQ(0, parse_exact(nlh, self->snap));
+	mod = secmap_snapshot_module(self->snap, 0);
+	EXPECT_EQ(0U, secmap_module_state(mod));
+	EXPECT_EQ(0ULL, secmap_module_taint(mod));
+	EXPECT_EQ(0U, secmap_module_build_id(mod, &id));
+	EXPECT_EQ(NULL, id);
+	EXPECT_EQ(0U, secmap_module_region_count(mod));
+	EXPECT_EQ(0U, secmap_section_flags(secmap_module_section(mod, 0)));
+	EXPECT_EQ(-1, secmap_section_region(secmap_module_section(mod, 0)));
+}
+
+TEST_F(parse, build_id_lengths)
+{
+	uint8_t id64[65];
+	const uint8_t *id;
+	struct nlmsghdr *nlh;
+
+	memset(id64, 0xab, sizeof(id64));
+	/* md5 (16), sha1 (20), and anything up to 64 bytes. */
+	nlh = msg_module(self->buf, "md5");
+	msg_module_info(nlh, SECMAP_MODULE_STATE_LIVE, 0, id64, 16);
+	ASSERT_EQ(0, parse_exact(nlh, self->snap));
+	nlh = msg_module(self->buf, "big");
+	msg_module_info(nlh, SECMAP_MODULE_STATE_LIVE, 0, id64, 64);
+	ASSERT_EQ(0, parse_exact(nlh, self->snap));
+	EXPECT_EQ(16U, secmap_module_build_id(secmap_snapshot_find(self->snap, "md5"), &id));
+	EXPECT_EQ(64U, secmap_module_build_id(secmap_snapshot_find(self->snap, "big"), &id));
+	EXPECT_EQ(0xab, id[63]);
+}
+
+TEST_F(parse, build_id_too_long)
+{
+	uint8_t id[65] = { 0 };
+	struct nlmsghdr *nlh = msg_module(self->buf, "dummy");
+
+	msg_module_info(nlh, SECMAP_MODULE_STATE_LIVE, 0, id, sizeof(id));
+	EXPECT_EPROTO(self, nlh);
+}
+
+TEST_F(parse, build_id_empty)
+{
+	struct nlmsghdr *nlh = msg_module(self->buf, "dummy");
+
+	mnl_attr_put(nlh, SECMAP_A_MODULE_BUILD_ID, 0, NULL);
+	EXPECT_EPROTO(self, nlh);
+}
+
+TEST_F(parse, build_id_twice)
+{
+	struct nlmsghdr *nlh = msg_module(self->buf, "dummy");
+
+	msg_module_info(nlh, SECMAP_MODULE_STATE_LIVE, 0, build_id20, 20);
+	mnl_attr_put(nlh, SECMAP_A_MODULE_BUILD_ID, 20, build_id20);
+	EXPECT_EPROTO(self, nlh);
+}
+
+TEST_F(parse, state_wrong_length)
+{
+	struct nlmsghdr *nlh = msg_module(self->buf, "dummy");
+
+	mnl_attr_put_u64(nlh, SECMAP_A_MODULE_STATE, SECMAP_MODULE_STATE_LIVE);
+	EXPECT_EPROTO(self, nlh);
+	nlh = msg_module(self->buf, "dummy");
+	mnl_attr_put_u16(nlh, SECMAP_A_MODULE_STATE, SECMAP_MODULE_STATE_LIVE);
+	EXPECT_EPROTO(self, nlh);
+	nlh = msg_module(self->buf, "dummy");
+	mnl_attr_put_u32(nlh, SECMAP_A_MODULE_STATE, SECMAP_MODULE_STATE_LIVE);
+	mnl_attr_put_u32(nlh, SECMAP_A_MODULE_STATE, SECMAP_MODULE_STATE_GOING);
+	EXPECT_EPROTO(self, nlh);
+}
+
+/* An unknown state value is not malformed: a newer kernel may add states. */
+TEST_F(parse, state_unknown_value)
+{
+	struct nlmsghdr *nlh = msg_module(self->buf, "dummy");
+
+	mnl_attr_put_u32(nlh, SECMAP_A_MODULE_STATE, 77);
+	ASSERT_EQ(0, parse_exact(nlh, self->snap));
+	EXPECT_EQ(77U, secmap_module_state(secmap_snapshot_module(self->snap, 0)));
+	EXPECT_EQ(NULL, secmap_module_state_name(77));
+}
+
+TEST_F(parse, taint_wrong_length)
+{
+	struct nlmsghdr *nlh = msg_module(self->buf, "dummy");
+
+	mnl_attr_put_u32(nlh, SECMAP_A_MODULE_TAINT, 0x3000);
+	EXPECT_EPROTO(self, nlh);
+	nlh = msg_module(self->buf, "dummy");
+	mnl_attr_put(nlh, SECMAP_A_MODULE_TAINT, 12, "123456789012");
+	EXPECT_EPROTO(self, nlh);
+}
+
+static struct nlattr *region_start(struct nlmsghdr *nlh)
+{
+	return mnl_attr_nest_start(nlh, SECMAP_A_MODULE_REGION);
+}
+
+TEST_F(parse, region_missing_fields)
+{
+	struct nlmsghdr *nlh = msg_module(self->buf, "dummy");
+	struct nlattr *nest = region_start(nlh);
+
+	/* No TYPE. */
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_BASE, 0xffffffffc0564000ULL);
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_SIZE, 0x1000);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EPROTO(self, nlh);
+
+	nlh = msg_module(self->buf, "dummy");
+	nest = region_start(nlh);
+	mnl_attr_put_u32(nlh, SECMAP_A_REGION_TYPE, SECMAP_REGION_TEXT);
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_SIZE, 0x1000);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EPROTO(self, nlh);
+
+	nlh = msg_module(self->buf, "dummy");
+	nest = region_start(nlh);
+	mnl_attr_put_u32(nlh, SECMAP_A_REGION_TYPE, SECMAP_REGION_TEXT);
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_BASE, 0xffffffffc0564000ULL);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EPROTO(self, nlh);
+
+	nlh = msg_module(self->buf, "dummy");
+	mnl_attr_nest_end(nlh, region_start(nlh));
+	EXPECT_EPROTO(self, nlh);
+}
+
+TEST_F(parse, region_wrong_lengths)
+{
+	struct nlmsghdr *nlh = msg_module(self->buf, "dummy");
+	struct nlattr *nest = region_start(nlh);
+
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_TYPE, SECMAP_REGION_TEXT);
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_BASE, 0xffffffffc0564000ULL);
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_SIZE, 0x1000);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EPROTO(self, nlh);
+
+	nlh = msg_module(self->buf, "dummy");
+	nest = region_start(nlh);
+	mnl_attr_put_u32(nlh, SECMAP_A_REGION_TYPE, SECMAP_REGION_TEXT);
+	mnl_attr_put_u32(nlh, SECMAP_A_REGION_BASE, 0xc0564000U);
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_SIZE, 0x1000);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EPROTO(self, nlh);
+
+	nlh = msg_module(self->buf, "dummy");
+	nest = region_start(nlh);
+	mnl_attr_put_u32(nlh, SECMAP_A_REGION_TYPE, SECMAP_REGION_TEXT);
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_BASE, 0xffffffffc0564000ULL);
+	mnl_attr_put_u32(nlh, SECMAP_A_REGION_SIZE, 0x1000);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EPROTO(self, nlh);
+
+	/* Not a nest at all. */
+	nlh = msg_module(self->buf, "dummy");
+	mnl_attr_put_u16(nlh, SECMAP_A_MODULE_REGION, 1);
+	EXPECT_EPROTO(self, nlh);
+}
+
+TEST_F(parse, region_duplicate_and_unknown)
+{
+	struct nlmsghdr *nlh = msg_module(self->buf, "dummy");
+	struct nlattr *nest = region_start(nlh);
+	const struct secmap_region *reg;
+
+	mnl_attr_put_u32(nlh, SECMAP_A_REGION_TYPE, SECMAP_REGION_TEXT);
+	mnl_attr_put_u32(nlh, SECMAP_A_REGION_TYPE, SECMAP_REGION_DATA);
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_BASE, 1);
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_SIZE, 2);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EPROTO(self, nlh);
+
+	/* Unknown attributes and an unknown (future) region type are fine. */
+	nlh = msg_module(self->buf, "dummy");
+	nest = region_start(nlh);
+	mnl_attr_put_u8(nlh, SECMAP_A_REGION_MAX + 1, 9);
+	mnl_attr_put_u32(nlh, SECMAP_A_REGION_TYPE, 42);
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_BASE, 1);
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_SIZE, 2);
+	mnl_attr_nest_end(nlh, nest);
+	ASSERT_EQ(0, parse_exact(nlh, self->snap));
+	reg = secmap_module_region(secmap_snapshot_module(self->snap, 0), 0);
+	EXPECT_EQ(42U, secmap_region_type(reg));
+	EXPECT_EQ(NULL, secmap_region_type_name(42));
+}
+
+TEST_F(parse, section_flags_region_wrong)
+{
+	struct nlmsghdr *nlh = msg_module(self->buf, "dummy");
+	struct nlattr *nest = mnl_attr_nest_start(nlh, SECMAP_A_MODULE_SECTION);
+
+	mnl_attr_put_strz(nlh, SECMAP_A_SECTION_NAME, ".text");
+	mnl_attr_put_u64(nlh, SECMAP_A_SECTION_ADDR, 1);
+	mnl_attr_put_u64(nlh, SECMAP_A_SECTION_FLAGS, 1);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EPROTO(self, nlh);
+
+	nlh = msg_module(self->buf, "dummy");
+	nest = mnl_attr_nest_start(nlh, SECMAP_A_MODULE_SECTION);
+	mnl_attr_put_strz(nlh, SECMAP_A_SECTION_NAME, ".text");
+	mnl_attr_put_u64(nlh, SECMAP_A_SECTION_ADDR, 1);
+	mnl_attr_put_u8(nlh, SECMAP_A_SECTION_REGION, 0);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EPROTO(self, nlh);
+
+	/* secmap_section_region() could not tell it from "none". */
+	nlh = msg_module(self->buf, "dummy");
+	nest = mnl_attr_nest_start(nlh, SECMAP_A_MODULE_SECTION);
+	mnl_attr_put_strz(nlh, SECMAP_A_SECTION_NAME, ".text");
+	mnl_attr_put_u64(nlh, SECMAP_A_SECTION_ADDR, 1);
+	mnl_attr_put_u32(nlh, SECMAP_A_SECTION_REGION, 0x80000000U);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EPROTO(self, nlh);
+
+	nlh = msg_module(self->buf, "dummy");
+	nest = mnl_attr_nest_start(nlh, SECMAP_A_MODULE_SECTION);
+	mnl_attr_put_strz(nlh, SECMAP_A_SECTION_NAME, ".text");
+	mnl_attr_put_u64(nlh, SECMAP_A_SECTION_ADDR, 1);
+	mnl_attr_put_u32(nlh, SECMAP_A_SECTION_FLAGS, 1);
+	mnl_attr_put_u32(nlh, SECMAP_A_SECTION_FLAGS, 1);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EPROTO(self, nlh);
+}
+
+/* Only notifications carry an event nest; a reply with one just ignores it. */
+TEST_F(parse, event_in_reply_ignored)
+{
+	struct nlmsghdr *nlh = msg_full_module(self->buf, "dummy");
+
+	mnl_attr_put(nlh, SECMAP_A_MODULE_EVENT, 3, "xyz");
+	ASSERT_EQ(0, parse_exact(nlh, self->snap));
+	EXPECT_EQ(1U, secmap_snapshot_module_count(self->snap));
+}
+
+TEST_F(parse, no_crash_on_corruption_full)
+{
+	struct nlmsghdr *nlh = msg_full_module(self->buf, "dummy");
+	struct secmap_snapshot *snap;
+	uint32_t full = nlh->nlmsg_len, len, i;
+	int ret;
+
+	for (len = MNL_NLMSG_HDRLEN; len <= full; len++) {
+		snap = libsecmap_snapshot_new();
+		ASSERT_NE(NULL, snap);
+		nlh->nlmsg_len = len;
+		ret = parse_exact(nlh, snap);
+		EXPECT_TRUE(ret == 0 || ret == -EPROTO);
+		secmap_snapshot_free(snap);
+	}
+	nlh->nlmsg_len = full;
+	for (i = MNL_NLMSG_HDRLEN; i < full; i++) {
+		unsigned char *p = (unsigned char *)nlh + i, saved = *p;
+		unsigned int v;
+
+		for (v = 0; v < 256; v += 85) {
+			snap = libsecmap_snapshot_new();
+			ASSERT_NE(NULL, snap);
+			*p = v;
+			ret = parse_exact(nlh, snap);
+			EXPECT_TRUE(ret == 0 || ret == -EPROTO);
+			secmap_snapshot_free(snap);
+		}
+		*p = saved;
+	}
+}
+
+/* INFO_GET replies. */
+
+static int parse_info_exact(const struct nlmsghdr *nlh, struct secmap_info *info)
+{
+	struct nlmsghdr *copy = malloc(nlh->nlmsg_len);
+	int ret;
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, nlh, nlh->nlmsg_len);
+	ret = libsecmap_parse_info_msg(copy, info);
+	free(copy);
+	return ret;
+}
+
+TEST_F(parse, info_good)
+{
+	struct secmap_info info;
+	struct nlmsghdr *nlh;
+
+	memset(&info, 0x55, sizeof(info));
+	nlh = msg_info(self->buf, 1, 0x100000002ULL, "6.1.0-18-amd64", SECMAP_HOOK_TRACEPOINT);
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_MAX + 1, 5);
+	ASSERT_EQ(0, parse_info_exact(nlh, &info));
+	EXPECT_EQ(1U, info.version);
+	EXPECT_EQ(0x100000002ULL, info.generation);
+	EXPECT_STREQ("6.1.0-18-amd64", info.release);
+	EXPECT_EQ(SECMAP_HOOK_TRACEPOINT, info.hook);
+}
+
+TEST_F(parse, info_release_lengths)
+{
+	char rel[66];
+	struct secmap_info info;
+
+	memset(rel, 'r', 64);
+	rel[64] = '\0';
+	ASSERT_EQ(0, parse_info_exact(msg_info(self->buf, 1, 1, rel, 2), &info));
+	EXPECT_STREQ(rel, info.release);
+	rel[64] = 'r';
+	rel[65] = '\0';
+	EXPECT_EQ(-EPROTO, parse_info_exact(msg_info(self->buf, 1, 1, rel, 2), &info));
+}
+
+TEST_F(parse, info_malformed)
+{
+	struct secmap_info info, before;
+	struct nlmsghdr *nlh;
+
+	memset(&info, 0x55, sizeof(info));
+	before = info;
+
+	/* Each attribute missing in turn. */
+	nlh = msg_start(self->buf, SECMAP_CMD_INFO_GET);
+	mnl_attr_put_u64(nlh, SECMAP_A_INFO_GENERATION, 1);
+	mnl_attr_put_strz(nlh, SECMAP_A_INFO_RELEASE, "6.1.0");
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_HOOK, 1);
+	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
+
+	nlh = msg_start(self->buf, SECMAP_CMD_INFO_GET);
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_VERSION, 1);
+	mnl_attr_put_strz(nlh, SECMAP_A_INFO_RELEASE, "6.1.0");
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_HOOK, 1);
+	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
+
+	nlh = msg_start(self->buf, SECMAP_CMD_INFO_GET);
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_VERSION, 1);
+	mnl_attr_put_u64(nlh, SECMAP_A_INFO_GENERATION, 1);
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_HOOK, 1);
+	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
+
+	nlh = msg_start(self->buf, SECMAP_CMD_INFO_GET);
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_VERSION, 1);
+	mnl_attr_put_u64(nlh, SECMAP_A_INFO_GENERATION, 1);
+	mnl_attr_put_strz(nlh, SECMAP_A_INFO_RELEASE, "6.1.0");
+	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
+
+	/* Wrong lengths. */
+	nlh = msg_start(self->buf, SECMAP_CMD_INFO_GET);
+	mnl_attr_put_u64(nlh, SECMAP_A_INFO_VERSION, 1);
+	mnl_attr_put_u64(nlh, SECMAP_A_INFO_GENERATION, 1);
+	mnl_attr_put_strz(nlh, SECMAP_A_INFO_RELEASE, "6.1.0");
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_HOOK, 1);
+	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
+
+	nlh = msg_start(self->buf, SECMAP_CMD_INFO_GET);
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_VERSION, 1);
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_GENERATION, 1);
+	mnl_attr_put_strz(nlh, SECMAP_A_INFO_RELEASE, "6.1.0");
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_HOOK, 1);
+	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
+
+	/* Unterminated release. */
+	nlh = msg_start(self->buf, SECMAP_CMD_INFO_GET);
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_VERSION, 1);
+	mnl_attr_put_u64(nlh, SECMAP_A_INFO_GENERATION, 1);
+	mnl_attr_put(nlh, SECMAP_A_INFO_RELEASE, 5, "6.1.0");
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_HOOK, 1);
+	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
+
+	/* A module reply is not an info reply. */
+	nlh = msg_info(self->buf, 1, 1, "6.1.0", 1);
+	((struct genlmsghdr *)mnl_nlmsg_get_payload(nlh))->cmd = SECMAP_CMD_MODULE_GET;
+	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
+
+	/* Cut. */
+	nlh = msg_info(self->buf, 1, 1, "6.1.0", 1);
+	nlh->nlmsg_len -= 4;
+	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
+
+	EXPECT_EQ(0, memcmp(&before, &info, sizeof(info)));
+}
+
+/* Notifications. */
+
+FIXTURE(events) {
+	struct libsecmap_event_state st;
+	char *buf;
+};
+
+FIXTURE_SETUP(events)
+{
+	memset(&self->st, 0, sizeof(self->st));
+	self->buf = calloc(1, BUF_SIZE);
+	ASSERT_NE(NULL, self->buf);
+}
+
+FIXTURE_TEARDOWN(events)
+{
+	free(self->buf);
+}
+
+static int parse_event_exact(const struct nlmsghdr *nlh, struct libsecmap_event_state *st,
+			     struct secmap_event **ev)
+{
+	struct nlmsghdr *copy = malloc(nlh->nlmsg_len);
+	int ret;
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, nlh, nlh->nlmsg_len);
+	ret = libsecmap_parse_event_msg(copy, st, ev);
+	free(copy);
+	return ret;
+}
+
+static struct nlmsghdr *msg_new_ntf(void *buf, const char *name, uint64_t seq)
+{
+	struct nlmsghdr *nlh = msg_start(buf, SECMAP_CMD_MODULE_NEW_NTF);
+
+	nlh->nlmsg_flags = 0;
+	nlh->nlmsg_seq = 0;
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, name);
+	msg_module_info(nlh, SECMAP_MODULE_STATE_COMING, 0, build_id20, sizeof(build_id20));
+	msg_region(nlh, SECMAP_REGION_TEXT, 0xffffffffc0564000ULL, 0x2000);
+	msg_region(nlh, SECMAP_REGION_INIT_TEXT, 0xffffffffc0a01000ULL, 0x1000);
+	msg_section_full(nlh, ".text", 0xffffffffc0564000ULL, 0, SECMAP_REGION_TEXT);
+	msg_section_full(nlh, ".init.text", 0xffffffffc0a01000ULL, SECMAP_SECTION_F_INIT,
+			 SECMAP_REGION_INIT_TEXT);
+	msg_event(nlh, seq, 111111, 222222);
+	return nlh;
+}
+
+TEST_F(events, new_event)
+{
+	const struct secmap_module *mod;
+	struct secmap_event *ev = NULL;
+
+	ASSERT_EQ(0, parse_event_exact(msg_new_ntf(self->buf, "dummy", 7), &self->st, &ev));
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(SECMAP_CMD_MODULE_NEW_NTF, secmap_event_type(ev));
+	EXPECT_EQ(7ULL, secmap_event_seq(ev));
+	EXPECT_EQ(111111ULL, secmap_event_time_local_ns(ev));
+	EXPECT_EQ(222222ULL, secmap_event_time_mono_ns(ev));
+	/* The first event seen: nothing to compare with. */
+	EXPECT_EQ(0ULL, secmap_event_lost(ev));
+	mod = secmap_event_module(ev);
+	EXPECT_STREQ("dummy", secmap_module_name(mod));
+	EXPECT_EQ(SECMAP_MODULE_STATE_COMING, secmap_module_state(mod));
+	EXPECT_EQ(20U, secmap_module_build_id(mod, NULL));
+	EXPECT_EQ(2U, secmap_module_region_count(mod));
+	ASSERT_EQ(2U, secmap_module_section_count(mod));
+	EXPECT_EQ(SECMAP_SECTION_F_INIT, secmap_section_flags(secmap_module_section(mod, 1)));
+	EXPECT_EQ(SECMAP_REGION_INIT_TEXT, secmap_section_region(secmap_module_section(mod, 1)));
+	EXPECT_EQ(7ULL, self->st.last_seq);
+	secmap_event_free(ev);
+}
+
+TEST_F(events, live_and_gone)
+{
+	struct secmap_event *ev = NULL;
+
+	ASSERT_EQ(0, parse_event_exact(msg_ntf(self->buf, SECMAP_CMD_MODULE_LIVE_NTF, "dummy",
+					       SECMAP_MODULE_STATE_LIVE, 1), &self->st, &ev));
+	EXPECT_EQ(SECMAP_CMD_MODULE_LIVE_NTF, secmap_event_type(ev));
+	EXPECT_EQ(SECMAP_MODULE_STATE_LIVE, secmap_module_state(secmap_event_module(ev)));
+	EXPECT_EQ(0U, secmap_module_section_count(secmap_event_module(ev)));
+	secmap_event_free(ev);
+	ASSERT_EQ(0, parse_event_exact(msg_ntf(self->buf, SECMAP_CMD_MODULE_GONE_NTF, "dummy",
+					       SECMAP_MODULE_STATE_GOING, 2), &self->st, &ev));
+	EXPECT_EQ(SECMAP_CMD_MODULE_GONE_NTF, secmap_event_type(ev));
+	EXPECT_STREQ("dummy", secmap_module_name(secmap_event_module(ev)));
+	EXPECT_EQ(SECMAP_MODULE_STATE_GOING, secmap_module_state(secmap_event_module(ev)));
+	EXPECT_EQ(0ULL, secmap_event_lost(ev));
+	secmap_event_free(ev);
+}
+
+/* A stream of events in order, with gaps, an overrun and a restart. */
+TEST_F(events, sequence_gaps)
+{
+	static const struct {
+		uint64_t seq;
+		bool overrun_before;
+		uint64_t lost;
+	} steps[] = {
+		{ 5, false, 0 },	/* first seen: no reference */
+		{ 6, false, 0 },
+		{ 7, false, 0 },
+		{ 10, false, 2 },	/* 8 and 9 missed */
+		{ 11, false, 0 },
+		{ 15, true, 3 },	/* overrun: the gap says how many */
+		{ 16, false, 0 },	/* reported once only */
+		{ 2, false, 0 },	/* kernel module reloaded: numbering restarts */
+		{ 3, false, 0 },
+		{ 4, true, 1 },		/* overrun yet no gap: at least one */
+	};
+	struct secmap_event *ev;
+	size_t i;
+
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (steps[i].overrun_before)
+			self->st.overrun = true;
+		ev = NULL;
+		ASSERT_EQ(0, parse_event_exact(msg_ntf(self->buf, SECMAP_CMD_MODULE_LIVE_NTF,
+						       "m", SECMAP_MODULE_STATE_LIVE,
+						       steps[i].seq), &self->st, &ev));
+		ASSERT_NE(NULL, ev);
+		EXPECT_EQ(steps[i].seq, secmap_event_seq(ev));
+		EXPECT_EQ(steps[i].lost, secmap_event_lost(ev)) {
+			TH_LOG("step %zu, seq %llu", i, (unsigned long long)steps[i].seq);
+		}
+		EXPECT_FALSE(self->st.overrun);
+		EXPECT_EQ(steps[i].seq, self->st.last_seq);
+		secmap_event_free(ev);
+	}
+}
+
+TEST_F(events, overrun_before_first_event)
+{
+	struct secmap_event *ev = NULL;
+
+	self->st.overrun = true;
+	ASSERT_EQ(0, parse_event_exact(msg_new_ntf(self->buf, "dummy", 40), &self->st, &ev));
+	EXPECT_EQ(1ULL, secmap_event_lost(ev));
+	secmap_event_free(ev);
+}
+
+/* A malformed event changes nothing: the next good one shows it as lost. */
+TEST_F(events, malformed_counts_as_lost)
+{
+	struct secmap_event *ev = (struct secmap_event *)1;
+	struct nlmsghdr *nlh;
+
+	ASSERT_EQ(0, parse_event_exact(msg_ntf(self->buf, SECMAP_CMD_MODULE_LIVE_NTF, "a",
+					       SECMAP_MODULE_STATE_LIVE, 1), &self->st, &ev));
+	secmap_event_free(ev);
+
+	nlh = msg_ntf(self->buf, SECMAP_CMD_MODULE_LIVE_NTF, "b", SECMAP_MODULE_STATE_LIVE, 2);
+	nlh->nlmsg_len -= 4;
+	errno = 0;
+	EXPECT_EQ(-EPROTO, parse_event_exact(nlh, &self->st, &ev));
+	EXPECT_EQ(EPROTO, errno);
+	EXPECT_EQ(NULL, ev);
+	EXPECT_EQ(1ULL, self->st.last_seq);
+
+	ASSERT_EQ(0, parse_event_exact(msg_ntf(self->buf, SECMAP_CMD_MODULE_GONE_NTF, "a",
+					       SECMAP_MODULE_STATE_GOING, 3), &self->st, &ev));
+	EXPECT_EQ(1ULL, secmap_event_lost(ev));
+	secmap_event_free(ev);
+}
+
+TEST_F(events, event_nest_malformed)
+{
+	struct secmap_event *ev;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+
+	/* No event nest at all. */
+	nlh = msg_start(self->buf, SECMAP_CMD_MODULE_LIVE_NTF);
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, "dummy");
+	EXPECT_EQ(-EPROTO, parse_event_exact(nlh, &self->st, &ev));
+
+	/* No SEQ. */
+	nlh = msg_start(self->buf, SECMAP_CMD_MODULE_LIVE_NTF);
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, "dummy");
+	nest = mnl_attr_nest_start(nlh, SECMAP_A_MODULE_EVENT);
+	mnl_attr_put_u64(nlh, SECMAP_A_EVENT_TIME_LOCAL_NS, 1);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EQ(-EPROTO, parse_event_exact(nlh, &self->st, &ev));
+
+	/* SEQ 0. */
+	nlh = msg_ntf(self->buf, SECMAP_CMD_MODULE_LIVE_NTF, "dummy", 2, 0);
+	EXPECT_EQ(-EPROTO, parse_event_exact(nlh, &self->st, &ev));
+
+	/* SEQ as u32, a time as u32. */
+	nlh = msg_start(self->buf, SECMAP_CMD_MODULE_LIVE_NTF);
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, "dummy");
+	nest = mnl_attr_nest_start(nlh, SECMAP_A_MODULE_EVENT);
+	mnl_attr_put_u32(nlh, SECMAP_A_EVENT_SEQ, 1);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EQ(-EPROTO, parse_event_exact(nlh, &self->st, &ev));
+	nlh = msg_start(self->buf, SECMAP_CMD_MODULE_LIVE_NTF);
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, "dummy");
+	nest = mnl_attr_nest_start(nlh, SECMAP_A_MODULE_EVENT);
+	mnl_attr_put_u64(nlh, SECMAP_A_EVENT_SEQ, 1);
+	mnl_attr_put_u32(nlh, SECMAP_A_EVENT_TIME_MONO_NS, 1);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EQ(-EPROTO, parse_event_exact(nlh, &self->st, &ev));
+
+	/* Two event nests. */
+	nlh = msg_ntf(self->buf, SECMAP_CMD_MODULE_LIVE_NTF, "dummy", 2, 5);
+	msg_event(nlh, 6, 1, 1);
+	EXPECT_EQ(-EPROTO, parse_event_exact(nlh, &self->st, &ev));
+
+	/* Not a nest. */
+	nlh = msg_start(self->buf, SECMAP_CMD_MODULE_LIVE_NTF);
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, "dummy");
+	mnl_attr_put_u16(nlh, SECMAP_A_MODULE_EVENT, 1);
+	EXPECT_EQ(-EPROTO, parse_event_exact(nlh, &self->st, &ev));
+
+	EXPECT_EQ(0ULL, self->st.last_seq);
+}
+
+TEST_F(events, unknown_command_skipped)
+{
+	struct secmap_event *ev = (struct secmap_event *)1;
+	struct nlmsghdr *nlh;
+
+	nlh = msg_ntf(self->buf, SECMAP_CMD_MAX + 1, "dummy", 2, 9);
+	EXPECT_EQ(0, parse_event_exact(nlh, &self->st, &ev));
+	EXPECT_EQ(NULL, ev);
+	EXPECT_EQ(0ULL, self->st.last_seq);
+}
+
+TEST_F(events, no_crash_on_corruption)
+{
+	struct nlmsghdr *nlh = msg_new_ntf(self->buf, "dummy", 3);
+	uint32_t full = nlh->nlmsg_len, len, i;
+	struct secmap_event *ev;
+	int ret;
+
+	for (len = MNL_NLMSG_HDRLEN; len <= full; len++) {
+		struct libsecmap_event_state st = { 0 };
+
+		nlh->nlmsg_len = len;
+		ev = NULL;
+		ret = parse_event_exact(nlh, &st, &ev);
+		EXPECT_TRUE(ret == 0 || ret == -EPROTO);
+		secmap_event_free(ev);
+	}
+	nlh->nlmsg_len = full;
+	for (i = MNL_NLMSG_HDRLEN; i < full; i++) {
+		unsigned char *p = (unsigned char *)nlh + i, saved = *p;
+		unsigned int v;
+
+		for (v = 0; v < 256; v += 85) {
+			struct libsecmap_event_state st = { 0 };
+
+			*p = v;
+			ev = NULL;
+			ret = parse_event_exact(nlh, &st, &ev);
+			EXPECT_TRUE(ret == 0 || ret == -EPROTO);
+			secmap_event_free(ev);
+		}
+		*p = saved;
+	}
+}
+
+/* secmap_client_dump()'s retry loop, with a fake dump. */
+
+struct fake_dump {
+	int interrupted;	/* return -EINTR this many times first */
+	int calls;
+	int err;		/* then this */
+};
+
+static int fake_dump_once(void *arg, struct secmap_snapshot *snap)
+{
+	struct fake_dump *fd = arg;
+	char buf[256] = { 0 };
+
+	fd->calls++;
+	/* Partial output of an interrupted dump must not leak into the result. */
+	libsecmap_parse_module_msg(msg_module(buf, fd->calls <= fd->interrupted ? "stale" : "m"),
+				   snap);
+	if (fd->calls <= fd->interrupted)
+		return -EINTR;
+	return fd->err;
+}
+
+TEST(dump_retry_until_consistent)
+{
+	struct fake_dump fd = { .interrupted = 3 };
+	struct secmap_snapshot *snap = NULL;
+	unsigned long retries = 10;
+
+	ASSERT_EQ(0, libsecmap_dump_retry(fake_dump_once, &fd, &retries, &snap));
+	EXPECT_EQ(4, fd.calls);
+	EXPECT_EQ(13UL, retries);
+	ASSERT_NE(NULL, snap);
+	EXPECT_EQ(1U, secmap_snapshot_module_count(snap));
+	EXPECT_STREQ("m", secmap_module_name(secmap_snapshot_module(snap, 0)));
+	secmap_snapshot_free(snap);
+}
+
+TEST(dump_retry_gives_up)
+{
+	struct fake_dump fd = { .interrupted = 1000 };
+	struct secmap_snapshot *snap = (struct secmap_snapshot *)1;
+	unsigned long retries = 0;
+
+	errno = 0;
+	EXPECT_EQ(-EAGAIN, libsecmap_dump_retry(fake_dump_once, &fd, &retries, &snap));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(SECMAP_DUMP_MAX_TRIES, fd.calls);
+	EXPECT_EQ((unsigned long)SECMAP_DUMP_MAX_TRIES - 1, retries);
+	EXPECT_EQ(NULL, snap);
+
+	/* Just within the limit still succeeds. */
+	fd = (struct fake_dump){ .interrupted = SECMAP_DUMP_MAX_TRIES - 1 };
+	retries = 0;
+	ASSERT_EQ(0, libsecmap_dump_retry(fake_dump_once, &fd, &retries, &snap));
+	EXPECT_EQ((unsigned long)SECMAP_DUMP_MAX_TRIES - 1, retries);
+	secmap_snapshot_free(snap);
+}
+
+TEST(dump_retry_other_errors_not_retried)
+{
+	struct fake_dump fd = { .interrupted = 2, .err = -EPERM };
+	struct secmap_snapshot *snap = NULL;
+	unsigned long retries = 0;
+
+	EXPECT_EQ(-EPERM, libsecmap_dump_retry(fake_dump_once, &fd, &retries, &snap));
+	EXPECT_EQ(3, fd.calls);
+	EXPECT_EQ(2UL, retries);
+	EXPECT_EQ(NULL, snap);
+}
+
+TEST(name_tables)
+{
+	EXPECT_STREQ("text", secmap_region_type_name(SECMAP_REGION_TEXT));
+	EXPECT_STREQ("data", secmap_region_type_name(SECMAP_REGION_DATA));
+	EXPECT_STREQ("rodata", secmap_region_type_name(SECMAP_REGION_RODATA));
+	EXPECT_STREQ("ro_after_init", secmap_region_type_name(SECMAP_REGION_RO_AFTER_INIT));
+	EXPECT_STREQ("init_text", secmap_region_type_name(SECMAP_REGION_INIT_TEXT));
+	EXPECT_STREQ("init_data", secmap_region_type_name(SECMAP_REGION_INIT_DATA));
+	EXPECT_STREQ("init_rodata", secmap_region_type_name(SECMAP_REGION_INIT_RODATA));
+	EXPECT_STREQ("percpu", secmap_region_type_name(SECMAP_REGION_PERCPU));
+	EXPECT_EQ(NULL, secmap_region_type_name(SECMAP_REGION_PERCPU + 1));
+	EXPECT_EQ(NULL, secmap_region_type_name(UINT32_MAX));
+	EXPECT_STREQ("coming", secmap_module_state_name(SECMAP_MODULE_STATE_COMING));
+	EXPECT_STREQ("live", secmap_module_state_name(SECMAP_MODULE_STATE_LIVE));
+	EXPECT_STREQ("going", secmap_module_state_name(SECMAP_MODULE_STATE_GOING));
+	EXPECT_EQ(NULL, secmap_module_state_name(0));
+	EXPECT_EQ(NULL, secmap_module_state_name(4));
+}
+
+TEST(null_handles_new_api)
+{
+	const uint8_t *id = (const uint8_t *)"x";
+	struct secmap_snapshot *snap = (struct secmap_snapshot *)1;
+	struct secmap_event *ev = (struct secmap_event *)1;
+	struct secmap_info info;
+
+	EXPECT_EQ(0UL, secmap_client_dump_retries(NULL));
+	EXPECT_EQ(-EINVAL, secmap_client_get(NULL, "dummy", &snap));
+	EXPECT_EQ(-EINVAL, secmap_client_info(NULL, &info));
+	EXPECT_EQ(-EINVAL, secmap_client_subscribe(NULL));
+	EXPECT_EQ(-EINVAL, secmap_client_fd(NULL));
+	EXPECT_EQ(-EINVAL, secmap_client_next_event(NULL, &ev, 0));
+	secmap_event_free(NULL);
+	EXPECT_EQ(0U, secmap_event_type(NULL));
+	EXPECT_EQ(0ULL, secmap_event_seq(NULL));
+	EXPECT_EQ(0ULL, secmap_event_time_local_ns(NULL));
+	EXPECT_EQ(0ULL, secmap_event_time_mono_ns(NULL));
+	EXPECT_EQ(0ULL, secmap_event_lost(NULL));
+	EXPECT_EQ(NULL, secmap_event_module(NULL));
+	EXPECT_EQ(0U, secmap_module_state(NULL));
+	EXPECT_EQ(0ULL, secmap_module_taint(NULL));
+	EXPECT_EQ(0U, secmap_module_build_id(NULL, &id));
+	EXPECT_EQ(NULL, id);
+	EXPECT_EQ(0U, secmap_module_region_count(NULL));
+	EXPECT_EQ(NULL, secmap_module_region(NULL, 0));
+	EXPECT_EQ(0U, secmap_section_flags(NULL));
+	EXPECT_EQ(-1, secmap_section_region(NULL));
+	EXPECT_EQ(0U, secmap_region_type(NULL));
+	EXPECT_EQ(0ULL, secmap_region_base(NULL));
+	EXPECT_EQ(0ULL, secmap_region_size(NULL));
+}
+
 TEST(null_handles)
 {
 	secmap_snapshot_free(NULL);
@@ -403,6 +1240,8 @@ TEST(strerror_messages)
 		     secmap_strerror(-ENOENT));
 	EXPECT_STREQ("permission denied (needs CAP_SYSLOG)", secmap_strerror(-EPERM));
 	EXPECT_STREQ("malformed reply from kernel", secmap_strerror(-EPROTO));
+	EXPECT_STREQ("module set kept changing during the dump; try again",
+		     secmap_strerror(-EAGAIN));
 	EXPECT_STREQ(strerror(ENOMEM), secmap_strerror(-ENOMEM));
 }
 

@@ -48,4 +48,80 @@ static inline void msg_section(struct nlmsghdr *nlh, const char *name, uint64_t 
 	mnl_attr_nest_end(nlh, nest);
 }
 
+/* A section as the current kernel sends it; @region < 0: no REGION attribute. */
+static inline void msg_section_full(struct nlmsghdr *nlh, const char *name, uint64_t addr,
+				    uint32_t flags, int region)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, SECMAP_A_MODULE_SECTION);
+
+	mnl_attr_put_strz(nlh, SECMAP_A_SECTION_NAME, name);
+	mnl_attr_put(nlh, SECMAP_A_SECTION_PAD, 0, NULL);
+	mnl_attr_put_u64(nlh, SECMAP_A_SECTION_ADDR, addr);
+	mnl_attr_put_u32(nlh, SECMAP_A_SECTION_FLAGS, flags);
+	if (region >= 0)
+		mnl_attr_put_u32(nlh, SECMAP_A_SECTION_REGION, region);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+static inline void msg_region(struct nlmsghdr *nlh, uint32_t type, uint64_t base, uint64_t size)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, SECMAP_A_MODULE_REGION);
+
+	mnl_attr_put_u32(nlh, SECMAP_A_REGION_TYPE, type);
+	mnl_attr_put(nlh, SECMAP_A_REGION_PAD, 0, NULL);
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_BASE, base);
+	mnl_attr_put_u64(nlh, SECMAP_A_REGION_SIZE, size);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/* STATE, TAINT (after a PAD) and, if @id_len, BUILD_ID. */
+static inline void msg_module_info(struct nlmsghdr *nlh, uint32_t state, uint64_t taint,
+				   const void *id, size_t id_len)
+{
+	mnl_attr_put_u32(nlh, SECMAP_A_MODULE_STATE, state);
+	mnl_attr_put(nlh, SECMAP_A_MODULE_PAD, 0, NULL);
+	mnl_attr_put_u64(nlh, SECMAP_A_MODULE_TAINT, taint);
+	if (id_len)
+		mnl_attr_put(nlh, SECMAP_A_MODULE_BUILD_ID, id_len, id);
+}
+
+static inline void msg_event(struct nlmsghdr *nlh, uint64_t seq, uint64_t local_ns,
+			     uint64_t mono_ns)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, SECMAP_A_MODULE_EVENT);
+
+	mnl_attr_put_u64(nlh, SECMAP_A_EVENT_SEQ, seq);
+	mnl_attr_put_u64(nlh, SECMAP_A_EVENT_TIME_LOCAL_NS, local_ns);
+	mnl_attr_put_u64(nlh, SECMAP_A_EVENT_TIME_MONO_NS, mono_ns);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/* A LIVE or GONE notification: name, state, event. */
+static inline struct nlmsghdr *msg_ntf(void *buf, uint8_t cmd, const char *name, uint32_t state,
+				       uint64_t seq)
+{
+	struct nlmsghdr *nlh = msg_start(buf, cmd);
+
+	nlh->nlmsg_flags = 0;
+	nlh->nlmsg_seq = 0;
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, name);
+	mnl_attr_put_u32(nlh, SECMAP_A_MODULE_STATE, state);
+	msg_event(nlh, seq, 1000 * seq, 2000 * seq);
+	return nlh;
+}
+
+static inline struct nlmsghdr *msg_info(void *buf, uint32_t version, uint64_t generation,
+					const char *release, uint32_t hook)
+{
+	struct nlmsghdr *nlh = msg_start(buf, SECMAP_CMD_INFO_GET);
+
+	nlh->nlmsg_flags = 0;
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_VERSION, version);
+	mnl_attr_put(nlh, SECMAP_A_INFO_PAD, 0, NULL);
+	mnl_attr_put_u64(nlh, SECMAP_A_INFO_GENERATION, generation);
+	mnl_attr_put_strz(nlh, SECMAP_A_INFO_RELEASE, release);
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_HOOK, hook);
+	return nlh;
+}
+
 #endif /* SECMAP_TEST_MSG_H */

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/* secmap info: version, generation, kernel release and hook of the running secmap. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "secmap_cli.h"
+
+static void info_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s info [-j|--json] [-p|--pretty]\n"
+		"\n"
+		"Show the running secmap kernel module's netlink version, its generation\n"
+		"counter (bumped on every module load, init completion and unload), the\n"
+		"kernel release and how it learns of module loads (tracepoint or notifier).\n"
+		"\n"
+		"Options:\n"
+		"  -j, --json    JSON output\n"
+		"  -p, --pretty  pretty-printed JSON output (implies --json)\n"
+		"  -h, --help    show this help\n",
+		bin_name);
+}
+
+static const char *hook_name(uint32_t hook)
+{
+	switch (hook) {
+	case SECMAP_HOOK_TRACEPOINT:
+		return "tracepoint";
+	case SECMAP_HOOK_NOTIFIER:
+		return "notifier";
+	default:
+		return NULL;
+	}
+}
+
+struct json_object *info_build_json(const struct secmap_info *info)
+{
+	struct json_object *obj = json_object_new_object();
+	const char *hook = hook_name(info->hook);
+
+	if (!obj)
+		return NULL;
+	if (obj_add(obj, "version", json_object_new_uint64(info->version)) ||
+	    obj_add(obj, "generation", json_object_new_uint64(info->generation)) ||
+	    obj_add(obj, "release", json_object_new_string(info->release)) ||
+	    (hook ? obj_add(obj, "hook", json_object_new_string(hook)) :
+		    obj_add_null(obj, "hook"))) {
+		json_object_put(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+int info_print(FILE *f, const struct secmap_info *info)
+{
+	struct json_object *obj;
+	const char *hook;
+	int err;
+
+	if (json_output) {
+		obj = info_build_json(info);
+		if (!obj)
+			return -ENOMEM;
+		err = print_json(f, obj);
+		json_object_put(obj);
+		return err;
+	}
+	hook = hook_name(info->hook);
+	errno = 0;
+	fprintf(f, "version     %" PRIu32 "\n", info->version);
+	fprintf(f, "generation  %" PRIu64 "\n", info->generation);
+	fprintf(f, "release     %s\n", info->release);
+	if (hook)
+		fprintf(f, "hook        %s\n", hook);
+	else
+		fprintf(f, "hook        unknown (%" PRIu32 ")\n", info->hook);
+	if (fflush(f) == EOF || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+int do_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json",	no_argument, NULL, 'j' },
+		{ "pretty",	no_argument, NULL, 'p' },
+		{ "help",	no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct secmap_client *client = NULL;
+	struct secmap_info info;
+	int opt, err;
+
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+jph", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			pretty_output = true;
+			/* fall through */
+		case 'j':
+			json_output = true;
+			break;
+		case 'h':
+			info_usage(stdout);
+			return SECMAP_EXIT_OK;
+		default:
+			if (optopt)
+				p_err("info: unknown option '-%c'", optopt);
+			else
+				p_err("info: unknown option '%s'", argv[optind - 1]);
+			if (!json_output)
+				info_usage(stderr);
+			return SECMAP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		p_err("info: unexpected argument '%s'", argv[optind]);
+		if (!json_output)
+			info_usage(stderr);
+		return SECMAP_EXIT_USAGE;
+	}
+
+	err = secmap_client_open(&client);
+	if (err) {
+		p_err("%s", secmap_strerror(err));
+		return exit_code_from_err(err);
+	}
+	err = secmap_client_info(client, &info);
+	secmap_client_close(client);
+	if (err) {
+		p_err("info failed: %s", secmap_strerror(err));
+		return exit_code_from_err(err);
+	}
+	err = info_print(stdout, &info);
+	if (err) {
+		fprintf(stderr, "Error: cannot write output: %s\n", strerror(-err));
+		return SECMAP_EXIT_FAILURE;
+	}
+	return SECMAP_EXIT_OK;
+}

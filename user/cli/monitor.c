@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/* secmap monitor: print module load, init-done and unload events as they happen. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "secmap_cli.h"
+
+static void monitor_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s monitor [-j|--json] [-p|--pretty] [--count N] [--timeout-ms T]\n"
+		"\n"
+		"Print one line per module event as it arrives: new (loaded, with its\n"
+		"sections), live (init done, init sections freed) and gone (unloaded),\n"
+		"and a \"lost\" line when events were missed; re-dump then.\n"
+		"Needs CAP_SYS_ADMIN. Stops on SIGINT/SIGTERM.\n"
+		"\n"
+		"Options:\n"
+		"  -j, --json          one JSON object per line\n"
+		"  -p, --pretty        same as --json: events stay one per line\n"
+		"      --count N       exit after N events\n"
+		"      --timeout-ms T  exit after T milliseconds without an event\n"
+		"  -h, --help          show this help\n",
+		bin_name);
+}
+
+static const char *event_name(uint32_t type)
+{
+	switch (type) {
+	case SECMAP_CMD_MODULE_NEW_NTF:
+		return "new";
+	case SECMAP_CMD_MODULE_LIVE_NTF:
+		return "live";
+	case SECMAP_CMD_MODULE_GONE_NTF:
+		return "gone";
+	default:
+		return "unknown";
+	}
+}
+
+/* One compact object and a newline, whatever --pretty says: a stream of lines. */
+static int print_json_line(FILE *f, struct json_object *obj)
+{
+	const char *s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+							    JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	if (!s)
+		return -ENOMEM;
+	errno = 0;
+	if (fputs(s, f) == EOF || fputc('\n', f) == EOF || fflush(f) == EOF || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+static int flush_text(FILE *f)
+{
+	if (fflush(f) == EOF || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+int monitor_print_lost(FILE *f, uint64_t count)
+{
+	struct json_object *obj;
+	int err;
+
+	errno = 0;
+	if (!json_output) {
+		if (count)
+			fprintf(f, "!!! lost %" PRIu64 " event%s; re-dump to resync\n", count,
+				count == 1 ? "" : "s");
+		else
+			fprintf(f, "!!! lost events: receive buffer overrun; re-dump to resync\n");
+		return flush_text(f);
+	}
+	obj = json_object_new_object();
+	if (!obj)
+		return -ENOMEM;
+	if (obj_add(obj, "event", json_object_new_string("lost")) ||
+	    (count ? obj_add(obj, "count", json_object_new_uint64(count)) :
+		     obj_add_null(obj, "count"))) {
+		json_object_put(obj);
+		return -ENOMEM;
+	}
+	err = print_json_line(f, obj);
+	json_object_put(obj);
+	return err;
+}
+
+/* LIVE and GONE carry only the name and state. */
+static struct json_object *event_module_json(const struct secmap_event *ev)
+{
+	const struct secmap_module *mod = secmap_event_module(ev);
+	struct json_object *obj;
+	const char *state;
+
+	if (secmap_event_type(ev) == SECMAP_CMD_MODULE_NEW_NTF)
+		return dump_module_json(mod);
+	obj = json_object_new_object();
+	if (!obj)
+		return NULL;
+	state = secmap_module_state_name(secmap_module_state(mod));
+	if (obj_add(obj, "name", json_object_new_string(secmap_module_name(mod))) ||
+	    (state ? obj_add(obj, "state", json_object_new_string(state)) :
+		     obj_add_null(obj, "state"))) {
+		json_object_put(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+static int print_event_json(FILE *f, const struct secmap_event *ev)
+{
+	struct json_object *obj = json_object_new_object();
+	int err = -ENOMEM;
+
+	if (!obj)
+		return -ENOMEM;
+	if (obj_add(obj, "event", json_object_new_string(event_name(secmap_event_type(ev)))) ||
+	    obj_add(obj, "seq", json_object_new_uint64(secmap_event_seq(ev))) ||
+	    obj_add(obj, "time_local_ns", json_object_new_uint64(secmap_event_time_local_ns(ev))) ||
+	    obj_add(obj, "time_mono_ns", json_object_new_uint64(secmap_event_time_mono_ns(ev))) ||
+	    obj_add(obj, "module", event_module_json(ev)))
+		goto out;
+	err = print_json_line(f, obj);
+out:
+	json_object_put(obj);
+	return err;
+}
+
+int monitor_print_event(FILE *f, const struct secmap_event *ev)
+{
+	const struct secmap_module *mod = secmap_event_module(ev);
+	size_t nsec;
+	int err;
+
+	if (secmap_event_lost(ev)) {
+		err = monitor_print_lost(f, secmap_event_lost(ev));
+		if (err)
+			return err;
+	}
+	if (json_output)
+		return print_event_json(f, ev);
+
+	errno = 0;
+	fprintf(f, "[%" PRIu64 " %" PRIu64 "] seq %" PRIu64 " %s %s",
+		secmap_event_time_local_ns(ev), secmap_event_time_mono_ns(ev),
+		secmap_event_seq(ev), event_name(secmap_event_type(ev)),
+		secmap_module_name(mod));
+	if (secmap_event_type(ev) == SECMAP_CMD_MODULE_NEW_NTF) {
+		nsec = secmap_module_section_count(mod);
+		fprintf(f, " (%zu section%s)", nsec, nsec == 1 ? "" : "s");
+	}
+	fputc('\n', f);
+	return flush_text(f);
+}
+
+static int parse_num(const char *opt, const char *arg, unsigned long max, unsigned long *val)
+{
+	char *end;
+
+	errno = 0;
+	if (*arg < '0' || *arg > '9' || (*val = strtoul(arg, &end, 10), *end) ||
+	    errno || *val > max) {
+		p_err("monitor: invalid %s '%s'", opt, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct monitor_opts {
+	unsigned long count;		/* 0: no limit */
+	long timeout_ms;		/* -1: none */
+};
+
+/* Until a signal, the count or the idle timeout; a SECMAP_EXIT_* code. */
+static int monitor_loop(struct secmap_client *client, int sfd, const struct monitor_opts *o)
+{
+	struct secmap_event *ev;
+	unsigned long seen = 0;
+	int64_t last = now_ms();
+	struct pollfd pfd[2];
+	int ret, wait;
+
+	pfd[0].fd = sfd;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = secmap_client_fd(client);
+	pfd[1].events = POLLIN;
+	for (;;) {
+		wait = -1;
+		if (o->timeout_ms >= 0) {
+			int64_t left = o->timeout_ms - (now_ms() - last);
+
+			wait = left > 0 ? (left > INT_MAX ? INT_MAX : (int)left) : 0;
+		}
+		ret = poll(pfd, 2, wait);
+		if (ret < 0) {
+			if (errno == EINTR)
+				continue;
+			p_err("poll: %s", strerror(errno));
+			return SECMAP_EXIT_FAILURE;
+		}
+		if (ret == 0 && now_ms() - last >= o->timeout_ms)
+			return SECMAP_EXIT_OK;
+		if (pfd[0].revents)
+			return SECMAP_EXIT_OK;
+		if (!pfd[1].revents)
+			continue;
+		/* Everything queued, without waiting. */
+		for (;;) {
+			ret = secmap_client_next_event(client, &ev, 0);
+			if (ret == -EAGAIN)
+				break;
+			if (ret == -ENOBUFS) {
+				ret = monitor_print_lost(stdout, 0);
+			} else if (ret == -EPROTO) {
+				/* Counted as lost by the sequence gap the next event shows. */
+				fprintf(stderr, "Warning: skipped a malformed event\n");
+				continue;
+			} else if (ret) {
+				p_err("monitor: %s", secmap_strerror(ret));
+				return exit_code_from_err(ret);
+			} else {
+				ret = monitor_print_event(stdout, ev);
+				secmap_event_free(ev);
+				last = now_ms();
+				seen++;
+			}
+			if (ret) {
+				fprintf(stderr, "Error: cannot write output: %s\n", strerror(-ret));
+				return SECMAP_EXIT_FAILURE;
+			}
+			if (o->count && seen >= o->count)
+				return SECMAP_EXIT_OK;
+		}
+	}
+}
+
+int do_monitor(int argc, char **argv)
+{
+	enum { OPT_COUNT = 256, OPT_TIMEOUT };
+	static const struct option opts[] = {
+		{ "json",	no_argument,	   NULL, 'j' },
+		{ "pretty",	no_argument,	   NULL, 'p' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ "count",	required_argument, NULL, OPT_COUNT },
+		{ "timeout-ms",	required_argument, NULL, OPT_TIMEOUT },
+		{ 0 }
+	};
+	struct monitor_opts o = { .count = 0, .timeout_ms = -1 };
+	struct secmap_client *client = NULL;
+	sigset_t mask;
+	unsigned long val;
+	int opt, err, ret, sfd;
+
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+jph", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			pretty_output = true;
+			/* fall through */
+		case 'j':
+			json_output = true;
+			break;
+		case 'h':
+			monitor_usage(stdout);
+			return SECMAP_EXIT_OK;
+		case OPT_COUNT:
+			if (parse_num("--count", optarg, ULONG_MAX, &val))
+				return SECMAP_EXIT_USAGE;
+			if (!val) {
+				p_err("monitor: --count must be at least 1");
+				return SECMAP_EXIT_USAGE;
+			}
+			o.count = val;
+			break;
+		case OPT_TIMEOUT:
+			if (parse_num("--timeout-ms", optarg, INT_MAX, &val))
+				return SECMAP_EXIT_USAGE;
+			o.timeout_ms = (long)val;
+			break;
+		default:
+			if (optopt == OPT_COUNT || optopt == OPT_TIMEOUT)
+				p_err("monitor: option '%s' needs a value", argv[optind - 1]);
+			else if (optopt)
+				p_err("monitor: unknown option '-%c'", optopt);
+			else
+				p_err("monitor: unknown option '%s'", argv[optind - 1]);
+			if (!json_output)
+				monitor_usage(stderr);
+			return SECMAP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		p_err("monitor: unexpected argument '%s'", argv[optind]);
+		if (!json_output)
+			monitor_usage(stderr);
+		return SECMAP_EXIT_USAGE;
+	}
+
+	err = secmap_client_open(&client);
+	if (err) {
+		p_err("%s", secmap_strerror(err));
+		return exit_code_from_err(err);
+	}
+	err = secmap_client_subscribe(client);
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			p_err("subscribing to secmap events needs CAP_SYS_ADMIN");
+		else if (err == -EOPNOTSUPP)
+			p_err("the loaded secmap module does not send events");
+		else
+			p_err("cannot subscribe to events: %s", secmap_strerror(err));
+		secmap_client_close(client);
+		return exit_code_from_err(err);
+	}
+
+	/* Signals arrive through a descriptor polled with the socket: no race. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0) {
+		p_err("sigprocmask: %s", strerror(errno));
+		secmap_client_close(client);
+		return SECMAP_EXIT_FAILURE;
+	}
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		p_err("signalfd: %s", strerror(errno));
+		ret = SECMAP_EXIT_FAILURE;
+	} else {
+		ret = monitor_loop(client, sfd, &o);
+		close(sfd);
+	}
+	secmap_client_close(client);
+	/*
+	 * SIGINT and SIGTERM stay blocked: unblocking would deliver the one that
+	 * ended the loop (still pending, as nobody read the signalfd) and kill
+	 * us instead of exiting 0. main() returns right after this anyway.
+	 */
+	return ret;
+}
