@@ -36,8 +36,8 @@ for f in kmod/*.c kmod/*.h selftests/secmap/modules/*.c uapi/linux/secmap.h; do
 	ignore=
 	[ "$f" = kmod/compat.h ] && ignore="--ignore LINUX_VERSION_CODE"
 	# shellcheck disable=SC2086
-	out=$(perl "$checkpatch" --strict --no-tree --terse --show-types $ignore -f "$f" 2>&1)
-	if grep -q 'total: 0 errors, 0 warnings, 0 checks' <<<"$out"; then
+	# Exits non-zero on any ERROR, WARNING or CHECK.
+	if out=$(perl "$checkpatch" --strict --no-tree --terse --show-types $ignore -f "$f" 2>&1); then
 		echo "ok - checkpatch --strict: $f"
 	else
 		echo "not ok - checkpatch --strict: $f"

@@ -17,17 +17,11 @@
 
 #include <stdbool.h>
 
-#include <gelf.h>
 #include <json-c/json.h>
 
 #include "kselftest_harness.h"
 #include "secmap.h"
-
-/* Where the VM's /init puts things; see vm-init.sh. */
-#define TEST_MODULE_DIR		"/lib/modules/secmap"
-#define LATE_MODULE_DIR		"/lib/modules/late"
-#define REAL_MODULE_LIST	"/etc/secmap/real-modules"
-#define SECMAP_CLI		"/bin/secmap"
+#include "vm_util.h"
 
 struct sysfs_section {
 	char name[NAME_MAX + 1];
@@ -144,23 +138,6 @@ static void expect_module_matches_sysfs(struct __test_metadata *_metadata,
 	}
 }
 
-static int load_module(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int unload_module(const char *name)
-{
-	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
-}
-
 TEST(every_loaded_module_matches_sysfs)
 {
 	static char names[4096][NAME_MAX + 1];
@@ -175,35 +152,6 @@ TEST(every_loaded_module_matches_sysfs)
 	for (i = 0; i < n; i++)
 		expect_module_matches_sysfs(_metadata, snap, names[i]);
 	secmap_snapshot_free(snap);
-}
-
-/* Does the ELF file at @path have an allocated, non-empty section @name? */
-static bool ko_has_section(struct __test_metadata *_metadata, const char *path, const char *name)
-{
-	Elf_Scn *scn = NULL;
-	bool found = false;
-	size_t shstrndx;
-	Elf *elf;
-	int fd;
-
-	ASSERT_NE(EV_NONE, elf_version(EV_CURRENT));
-	fd = open(path, O_RDONLY);
-	ASSERT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	ASSERT_NE(NULL, elf) TH_LOG("%s: %s", path, elf_errmsg(-1));
-	ASSERT_EQ(0, elf_getshdrstrndx(elf, &shstrndx));
-	while (!found && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		const char *sname;
-
-		if (!gelf_getshdr(scn, &shdr))
-			continue;
-		sname = elf_strptr(elf, shstrndx, shdr.sh_name);
-		found = sname && !strcmp(sname, name) && (shdr.sh_flags & SHF_ALLOC) && shdr.sh_size;
-	}
-	elf_end(elf);
-	close(fd);
-	return found;
 }
 
 TEST(test_module_has_every_section_kind)
@@ -224,7 +172,7 @@ TEST(test_module_has_every_section_kind)
 		const char *kind = kinds[i];
 		bool found = secmap_module_find_section(mod, kind);
 
-		if (!ko_has_section(_metadata, ko, kind)) {
+		if (!ko_has_section(ko, kind)) {
 			/* Newer scripts/module.lds fold .text.* into .text (seen on 7.2). */
 			EXPECT_STREQ(".text.unlikely", kind) TH_LOG("test module built without %s", kind);
 			TH_LOG("%s: the kernel's module linker script merged it away", kind);

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the in-VM selftests: module loading and .ko reading. */
+#ifndef SECMAP_VM_UTIL_H
+#define SECMAP_VM_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Where the VM's /init puts things; see vm-init.sh. */
+#define TEST_MODULE_DIR		"/lib/modules/secmap"
+#define EARLY_MODULE_DIR	"/lib/modules/early"
+#define LATE_MODULE_DIR		"/lib/modules/late"
+#define REAL_MODULE_LIST	"/etc/secmap/real-modules"
+#define SECMAP_CLI		"/bin/secmap"
+
+static inline int load_module(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static inline int unload_module(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+/*
+ * Calls @fn for each section of the ELF file at @path until it returns
+ * true. Returns 1 if it did, 0 if not, -errno or -EINVAL on a bad file.
+ */
+static inline int for_each_ko_section(const char *path,
+				      bool (*fn)(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr,
+						 const char *name, void *arg),
+				      void *arg)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int ret = 0, fd;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	while (!ret && (scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (name && fn(elf, scn, &shdr, name, arg))
+			ret = 1;
+	}
+out:
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+static inline bool match_alloc_section(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr,
+				       const char *name, void *arg)
+{
+	(void)elf;
+	(void)scn;
+	return !strcmp(name, arg) && (shdr->sh_flags & SHF_ALLOC) && shdr->sh_size;
+}
+
+/* Does the .ko have an allocated, non-empty section @name? */
+static inline bool ko_has_section(const char *path, const char *name)
+{
+	return for_each_ko_section(path, match_alloc_section, (void *)name) == 1;
+}
+
+struct build_id {
+	uint8_t bytes[64];
+	size_t len;
+};
+
+static inline bool read_build_id_note(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr,
+				      const char *name, void *arg)
+{
+	struct build_id *id = arg;
+	size_t off = 0, name_off, desc_off;
+	Elf_Data *data;
+	GElf_Nhdr nhdr;
+
+	(void)elf;
+	if (shdr->sh_type != SHT_NOTE || strcmp(name, ".note.gnu.build-id"))
+		return false;
+	data = elf_getdata(scn, NULL);
+	while (data && (off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off))) {
+		if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
+		    !memcmp((char *)data->d_buf + name_off, "GNU", 4) &&
+		    nhdr.n_descsz <= sizeof(id->bytes)) {
+			memcpy(id->bytes, (char *)data->d_buf + desc_off, nhdr.n_descsz);
+			id->len = nhdr.n_descsz;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The GNU build-id of the .ko at @path; 0 if found, else negative. */
+static inline int ko_build_id(const char *path, struct build_id *id)
+{
+	int ret = for_each_ko_section(path, read_build_id_note, id);
+
+	return ret == 1 ? 0 : ret ? ret : -ENOENT;
+}
+
+#endif /* SECMAP_VM_UTIL_H */
