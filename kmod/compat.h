@@ -123,4 +123,20 @@ static inline struct nlattr **secmap_compat_dump_attrs(struct netlink_callback *
 }
 #endif
 
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+/* 6.2 "netlink: add support for formatted extack messages": name the module. */
+static inline void secmap_compat_err_no_module(struct netlink_ext_ack *extack,
+					       const struct nlattr *attr, const char *name)
+{
+	NL_SET_ERR_MSG_FMT(extack, "module %s is not loaded", name);
+	NL_SET_BAD_ATTR(extack, attr);
+}
+#else
+static inline void secmap_compat_err_no_module(struct netlink_ext_ack *extack,
+					       const struct nlattr *attr, const char *name)
+{
+	NL_SET_ERR_MSG_ATTR(extack, attr, "module is not loaded");
+}
+#endif
+
 #endif /* SECMAP_COMPAT_H */

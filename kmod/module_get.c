@@ -35,8 +35,7 @@ int secmap_module_get_doit(struct sk_buff *skb, struct genl_info *info)
 	name = nla_data(info->attrs[SECMAP_A_MODULE_NAME]);
 	entry = secmap_registry_get(name);
 	if (!entry) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SECMAP_A_MODULE_NAME],
-				    "no such module loaded");
+		secmap_compat_err_no_module(info->extack, info->attrs[SECMAP_A_MODULE_NAME], name);
 		return -ENOENT;
 	}
 

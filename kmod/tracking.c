@@ -12,6 +12,11 @@
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
 
+static bool use_tracepoint = true;
+module_param(use_tracepoint, bool, 0444);
+MODULE_PARM_DESC(use_tracepoint,
+		 "report loads from the module_load tracepoint, before init (default); 0 falls back to the LIVE notifier");
+
 static struct tracepoint *module_load_tp;
 static enum secmap_hook active_hook = SECMAP_HOOK_NOTIFIER;
 
@@ -190,14 +195,24 @@ static void find_module_load_tp(struct tracepoint *tp, void *priv)
 
 static void attach_load_hook(void)
 {
-	for_each_kernel_tracepoint(find_module_load_tp, &module_load_tp);
-	if (module_load_tp &&
-	    !tracepoint_probe_register(module_load_tp, secmap_probe_module_load, NULL)) {
-		active_hook = SECMAP_HOOK_TRACEPOINT;
-		return;
+	const char *why = "disabled by use_tracepoint=0";
+	int ret;
+
+	if (use_tracepoint) {
+		for_each_kernel_tracepoint(find_module_load_tp, &module_load_tp);
+		why = "tracepoint not found";
 	}
-	module_load_tp = NULL;
-	pr_info("module_load tracepoint unavailable: MODULE_NEW comes after init, from the notifier\n");
+	if (module_load_tp) {
+		ret = tracepoint_probe_register(module_load_tp, secmap_probe_module_load, NULL);
+		if (!ret) {
+			active_hook = SECMAP_HOOK_TRACEPOINT;
+			return;
+		}
+		why = "probe registration failed";
+		module_load_tp = NULL;
+	}
+	pr_info("not using the module_load tracepoint (%s): MODULE_NEW comes after init, from the LIVE notifier\n",
+		why);
 }
 
 static void detach_load_hook(void)

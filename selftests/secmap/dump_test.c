@@ -142,6 +142,7 @@ TEST(every_loaded_module_matches_sysfs)
 {
 	static char names[4096][NAME_MAX + 1];
 	struct secmap_snapshot *snap = dump(_metadata);
+	struct secmap_client *client;
 	int n, i;
 
 	ASSERT_NE(NULL, snap);
@@ -152,6 +153,20 @@ TEST(every_loaded_module_matches_sysfs)
 	for (i = 0; i < n; i++)
 		expect_module_matches_sysfs(_metadata, snap, names[i]);
 	secmap_snapshot_free(snap);
+
+	/* And one by one through GET. */
+	ASSERT_EQ(0, secmap_client_open(&client));
+	for (i = 0; i < n; i++) {
+		int ret = secmap_client_get(client, names[i], &snap);
+
+		EXPECT_EQ(0, ret) TH_LOG("get %s: %s", names[i], secmap_strerror(ret));
+		if (ret)
+			continue;
+		EXPECT_EQ(1, secmap_snapshot_module_count(snap));
+		expect_module_matches_sysfs(_metadata, snap, names[i]);
+		secmap_snapshot_free(snap);
+	}
+	secmap_client_close(client);
 }
 
 TEST(test_module_has_every_section_kind)

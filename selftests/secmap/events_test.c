@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,6 +372,16 @@ TEST(kptr_restrict_2_hides_addresses)
 	secmap_snapshot_free(snap);
 }
 
+/* The family belongs to the initial network namespace only. */
+TEST(other_network_namespaces_do_not_see_the_family)
+{
+	struct secmap_client *client = NULL;
+
+	ASSERT_EQ(0, unshare(CLONE_NEWNET));
+	EXPECT_EQ(-ENOENT, secmap_client_open(&client));
+	secmap_client_close(client);
+}
+
 struct stress {
 	atomic_bool done;
 	unsigned long dumps, inconsistent, events, lost, unpaired, load_errors;
@@ -500,6 +511,82 @@ TEST(stress_load_unload_with_dumps_and_listener)
 	EXPECT_LT(0, st.retries) TH_LOG("no dump was ever interrupted: is DUMP_INTR flagged?");
 }
 
+/* How many kernel log records contain @needle (reads /dev/kmsg from the start). */
+static int count_kmsg(const char *needle)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	char rec[2048];
+	ssize_t n;
+	int count = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, rec, sizeof(rec) - 1)) != 0) {
+		if (n < 0) {
+			if (errno == EPIPE)	/* overwritten record: skip */
+				continue;
+			break;
+		}
+		rec[n] = '\0';
+		count += strstr(rec, needle) != NULL;
+	}
+	close(fd);
+	return count;
+}
+
+static void reload_secmap(struct __test_metadata *_metadata, const char *params)
+{
+	int ret;
+
+	/* An in-flight dump pins the module; retry briefly. */
+	for (ret = -EAGAIN; ret == -EAGAIN || ret == -EWOULDBLOCK; usleep(10000))
+		ret = unload_module("secmap");
+	ASSERT_EQ(0, ret) TH_LOG("rmmod secmap: %s", strerror(-ret));
+	ret = load_module_params(SECMAP_KO, params);
+	ASSERT_EQ(0, ret) TH_LOG("insmod secmap %s: %s", params, strerror(-ret));
+}
+
+/* Without the tracepoint, MODULE_NEW still comes, after init; INFO and the log say so. */
+TEST(notifier_fallback_reports_loads_after_init)
+{
+	const char *notice = "not using the module_load tracepoint (disabled by use_tracepoint=0)";
+	struct secmap_client *client;
+	unsigned long long init_clock;
+	struct secmap_info info;
+	struct secmap_event *ev;
+	int before = count_kmsg(notice);
+
+	reload_secmap(_metadata, "use_tracepoint=0");
+	client = open_client(_metadata);
+	ASSERT_NE(NULL, client);
+	ASSERT_EQ(0, secmap_client_info(client, &info));
+	EXPECT_EQ(SECMAP_HOOK_NOTIFIER, info.hook);
+	EXPECT_EQ(before + 1, count_kmsg(notice)) TH_LOG("the fallback must be logged once");
+
+	ASSERT_EQ(0, secmap_client_subscribe(client));
+	ASSERT_EQ(0, load_module(STAMP_KO));
+	init_clock = read_param("secmap_test_stamp", "init_clock_ns");
+	ev = next_event_for(_metadata, client, "secmap_test_stamp");
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(SECMAP_CMD_MODULE_NEW_NTF, secmap_event_type(ev));
+	EXPECT_LT(init_clock, secmap_event_time_local_ns(ev));
+	EXPECT_NE(NULL, secmap_module_find_section(secmap_event_module(ev), ".init.text"));
+	secmap_event_free(ev);
+	ev = next_event_for(_metadata, client, "secmap_test_stamp");
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(SECMAP_CMD_MODULE_LIVE_NTF, secmap_event_type(ev));
+	secmap_event_free(ev);
+	EXPECT_EQ(0, unload_module("secmap_test_stamp"));
+	secmap_client_close(client);
+
+	reload_secmap(_metadata, "");
+	client = open_client(_metadata);
+	ASSERT_NE(NULL, client);
+	ASSERT_EQ(0, secmap_client_info(client, &info));
+	EXPECT_EQ(SECMAP_HOOK_TRACEPOINT, info.hook);
+	secmap_client_close(client);
+}
+
 struct churn {
 	atomic_bool stop;
 	unsigned long loads, dumps;
@@ -549,15 +636,9 @@ TEST(secmap_unload_and_reload_with_listener)
 	ASSERT_EQ(0, pthread_create(&dumps, NULL, churn_dumps, &c));
 	for (cycle = 0; cycle < 5; cycle++) {
 		struct secmap_snapshot *snap;
-		int ret;
 
 		usleep(200 * 1000);
-		/* An in-flight dump pins the module; retry briefly. */
-		for (ret = -EAGAIN; ret == -EAGAIN || ret == -EWOULDBLOCK; usleep(10000))
-			ret = unload_module("secmap");
-		ASSERT_EQ(0, ret) TH_LOG("rmmod secmap: %s", strerror(-ret));
-		usleep(100 * 1000);
-		ASSERT_EQ(0, load_module(SECMAP_KO));
+		reload_secmap(_metadata, "");
 		snap = dump(_metadata);
 		ASSERT_NE(NULL, snap);
 		EXPECT_NE(NULL, secmap_snapshot_find(snap, "secmap"));

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
@@ -166,11 +167,44 @@ TEST_F(nl, get_unknown_module_is_enoent)
 	struct nlmsghdr *nlh = request(self, SECMAP_CMD_MODULE_GET, SECMAP_GENL_VERSION, 0);
 	struct reply r;
 
+	struct utsname uts;
+	int major, minor;
+
 	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, "no_such_module_here");
 	r = transact(_metadata, self, nlh);
 	EXPECT_EQ(-ENOENT, r.error);
-	EXPECT_STREQ("no such module loaded", r.extack);
 	EXPECT_LE(0, r.bad_attr_offset) TH_LOG("extack should point at the name");
+	/* Formatted extack messages exist since 6.2. */
+	ASSERT_EQ(0, uname(&uts));
+	ASSERT_EQ(2, sscanf(uts.release, "%d.%d", &major, &minor));
+	if (major > 6 || (major == 6 && minor >= 2)) {
+		EXPECT_STREQ("module no_such_module_here is not loaded", r.extack);
+	} else {
+		EXPECT_STREQ("module is not loaded", r.extack);
+	}
+}
+
+TEST_F(nl, dump_filters_by_name)
+{
+	struct nlmsghdr *nlh = request(self, SECMAP_CMD_MODULE_GET, SECMAP_GENL_VERSION,
+				       NLM_F_DUMP);
+	struct reply all, one, none;
+
+	all = transact(_metadata, self, nlh);
+	EXPECT_EQ(0, all.error);
+	EXPECT_LT(3, all.nr_messages);
+
+	nlh = request(self, SECMAP_CMD_MODULE_GET, SECMAP_GENL_VERSION, NLM_F_DUMP);
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, "secmap");
+	one = transact(_metadata, self, nlh);
+	EXPECT_EQ(0, one.error);
+	EXPECT_EQ(1, one.nr_messages);
+
+	nlh = request(self, SECMAP_CMD_MODULE_GET, SECMAP_GENL_VERSION, NLM_F_DUMP);
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, "no_such_module_here");
+	none = transact(_metadata, self, nlh);
+	EXPECT_EQ(0, none.error);
+	EXPECT_EQ(0, none.nr_messages);
 }
 
 TEST_F(nl, get_without_name_is_einval)

@@ -19,16 +19,21 @@
 #define REAL_MODULE_LIST	"/etc/secmap/real-modules"
 #define SECMAP_CLI		"/bin/secmap"
 
-static inline int load_module(const char *path)
+static inline int load_module_params(const char *path, const char *params)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	int ret;
 
 	if (fd < 0)
 		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
 	close(fd);
 	return ret;
+}
+
+static inline int load_module(const char *path)
+{
+	return load_module_params(path, "");
 }
 
 static inline int unload_module(const char *name)
