@@ -284,6 +284,62 @@ TEST(build_ids_equal_the_ko_notes)
 	secmap_snapshot_free(snap);
 }
 
+/* .data..percpu is not in sysfs (it loses SHF_ALLOC at load); secmap adds it. */
+TEST(percpu_section_is_reported)
+{
+	struct secmap_snapshot *snap = dump(_metadata);
+	const struct secmap_section *sec;
+	const struct secmap_region *region;
+	const struct secmap_module *mod;
+
+	ASSERT_NE(NULL, snap);
+	ASSERT_TRUE(ko_has_section(TEST_MODULE_DIR "/secmap_test_sections.ko", ".data..percpu"));
+	mod = secmap_snapshot_find(snap, "secmap_test_sections");
+	ASSERT_NE(NULL, mod);
+	sec = secmap_module_find_section(mod, ".data..percpu");
+	ASSERT_NE(NULL, sec);
+	EXPECT_EQ(SECMAP_REGION_PERCPU, secmap_section_region(sec));
+	region = region_of_type(mod, SECMAP_REGION_PERCPU);
+	ASSERT_NE(NULL, region);
+	EXPECT_EQ(secmap_region_base(region), secmap_section_addr(sec));
+	EXPECT_LE(sizeof(int), secmap_region_size(region));
+	secmap_snapshot_free(snap);
+}
+
+/* Taint bits match the letters of /sys/module/NAME/taint (kernel/panic.c). */
+TEST(taint_matches_sysfs)
+{
+	static const struct { int bit; char letter; } known[] = {
+		{ 0, 'P' }, { 12, 'O' }, { 13, 'E' }, { 15, 'K' }, { 16, 'X' }, { 10, 'C' },
+	};
+	struct secmap_snapshot *snap = dump(_metadata);
+	size_t m, k, tainted = 0;
+
+	ASSERT_NE(NULL, snap);
+	for (m = 0; m < secmap_snapshot_module_count(snap); m++) {
+		const struct secmap_module *mod = secmap_snapshot_module(snap, m);
+		uint64_t taint = secmap_module_taint(mod);
+		char path[256], letters[64] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/module/%s/taint", secmap_module_name(mod));
+		f = fopen(path, "r");
+		ASSERT_NE(NULL, f) TH_LOG("%s", path);
+		if (fscanf(f, "%63s", letters) != 1)
+			letters[0] = '\0';
+		fclose(f);
+		for (k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+			EXPECT_EQ(!!(taint & (1ULL << known[k].bit)),
+				  strchr(letters, known[k].letter) != NULL)
+				TH_LOG("%s: taint 0x%" PRIx64 ", sysfs '%s'", secmap_module_name(mod),
+				       taint, letters);
+		tainted += taint != 0;
+	}
+	/* Our out-of-tree modules are tainted 'O': the check compared something. */
+	EXPECT_LT(0, tainted);
+	secmap_snapshot_free(snap);
+}
+
 static int drop_caps(uint64_t caps)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };

@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A module with one of every kind of section secmap must report: .text,
- * .text.unlikely, .init.text, .exit.text, .data, .rodata and a custom one.
+ * .text.unlikely, .init.text, .exit.text, .data, .rodata, a custom one and
+ * per-CPU data.
  * Loaded before secmap in the VM, so it is found by start-up enumeration.
  */
 #include <linux/compiler.h>
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/percpu.h>
 
 /* A custom allocated section, as drivers create for tables. */
 static int secmap_custom_marker __section("secmap_custom") __used = 0x5ec;
 static int secmap_data_marker = 1;
 static const char secmap_rodata_marker[] = "secmap rodata";
+static DEFINE_PER_CPU(int, secmap_percpu_marker);
 
 /* No __cold: gcc would then treat every caller as cold and move it too. */
 static noinline __section(".text.unlikely") int secmap_test_cold(int x)
@@ -38,6 +41,7 @@ module_param_cb(marker, &secmap_test_marker_ops, NULL, 0444);
 static int __init secmap_test_init(void)
 {
 	WRITE_ONCE(secmap_data_marker, 2);
+	this_cpu_write(secmap_percpu_marker, 1);
 	return 0;
 }
 
