@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* secmap tool: global state, error reporting and output helpers. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,4 +76,47 @@ int exit_code_from_err(int err)
 	default:
 		return SECMAP_EXIT_FAILURE;
 	}
+}
+
+bool handle_output_option(int opt)
+{
+	switch (opt) {
+	case 'p':
+		pretty_output = true;
+		/* fall through */
+	case 'j':
+		json_output = true;
+		return true;
+	}
+	return false;
+}
+
+int usage_error(const char *cmd, char **argv, void (*usage)(FILE *f))
+{
+	/* optopt is set for short options only; a bad long one is in argv. */
+	if (optopt)
+		p_err("%s: unknown option '-%c'", cmd, optopt);
+	else
+		p_err("%s: unknown option '%s'", cmd, argv[optind - 1]);
+	if (!json_output)
+		usage(stderr);
+	return SECMAP_EXIT_USAGE;
+}
+
+int unexpected_argument(const char *cmd, const char *arg, void (*usage)(FILE *f))
+{
+	p_err("%s: unexpected argument '%s'", cmd, arg);
+	if (!json_output)
+		usage(stderr);
+	return SECMAP_EXIT_USAGE;
+}
+
+int open_client(struct secmap_client **client)
+{
+	int err = secmap_client_open(client);
+
+	if (!err)
+		return SECMAP_EXIT_OK;
+	p_err("%s", secmap_strerror(err));
+	return exit_code_from_err(err);
 }

@@ -308,9 +308,7 @@ int do_dump(int argc, char **argv)
 {
 	/* Output options are global, and accepted here too as users type them. */
 	static const struct option opts[] = {
-		{ "json",	no_argument, NULL, 'j' },
-		{ "pretty",	no_argument, NULL, 'p' },
-		{ "help",	no_argument, NULL, 'h' },
+		OUTPUT_LONG_OPTIONS,
 		{ 0 }
 	};
 	const struct secmap_module **mods = NULL;
@@ -322,34 +320,21 @@ int do_dump(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+jph", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+" OUTPUT_SHORT_OPTIONS, opts, NULL)) != -1) {
+		if (handle_output_option(opt))
+			continue;
 		switch (opt) {
-		case 'p':
-			pretty_output = true;
-			/* fall through */
-		case 'j':
-			json_output = true;
-			break;
 		case 'h':
 			dump_usage(stdout);
 			return SECMAP_EXIT_OK;
 		default:
-			/* optopt is set for short options only; a bad long one is in argv. */
-			if (optopt)
-				p_err("dump: unknown option '-%c'", optopt);
-			else
-				p_err("dump: unknown option '%s'", argv[optind - 1]);
-			if (!json_output)
-				dump_usage(stderr);
-			return SECMAP_EXIT_USAGE;
+			return usage_error("dump", argv, dump_usage);
 		}
 	}
 
-	err = secmap_client_open(&client);
-	if (err) {
-		p_err("%s", secmap_strerror(err));
-		return exit_code_from_err(err);
-	}
+	ret = open_client(&client);
+	if (ret)
+		return ret;
 	err = secmap_client_dump(client, &snap);
 	secmap_client_close(client);
 	if (err) {

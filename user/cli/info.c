@@ -87,50 +87,32 @@ int info_print(FILE *f, const struct secmap_info *info)
 int do_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json",	no_argument, NULL, 'j' },
-		{ "pretty",	no_argument, NULL, 'p' },
-		{ "help",	no_argument, NULL, 'h' },
+		OUTPUT_LONG_OPTIONS,
 		{ 0 }
 	};
 	struct secmap_client *client = NULL;
 	struct secmap_info info;
-	int opt, err;
+	int opt, err, ret;
 
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+jph", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+" OUTPUT_SHORT_OPTIONS, opts, NULL)) != -1) {
+		if (handle_output_option(opt))
+			continue;
 		switch (opt) {
-		case 'p':
-			pretty_output = true;
-			/* fall through */
-		case 'j':
-			json_output = true;
-			break;
 		case 'h':
 			info_usage(stdout);
 			return SECMAP_EXIT_OK;
 		default:
-			if (optopt)
-				p_err("info: unknown option '-%c'", optopt);
-			else
-				p_err("info: unknown option '%s'", argv[optind - 1]);
-			if (!json_output)
-				info_usage(stderr);
-			return SECMAP_EXIT_USAGE;
+			return usage_error("info", argv, info_usage);
 		}
 	}
-	if (optind < argc) {
-		p_err("info: unexpected argument '%s'", argv[optind]);
-		if (!json_output)
-			info_usage(stderr);
-		return SECMAP_EXIT_USAGE;
-	}
+	if (optind < argc)
+		return unexpected_argument("info", argv[optind], info_usage);
 
-	err = secmap_client_open(&client);
-	if (err) {
-		p_err("%s", secmap_strerror(err));
-		return exit_code_from_err(err);
-	}
+	ret = open_client(&client);
+	if (ret)
+		return ret;
 	err = secmap_client_info(client, &info);
 	secmap_client_close(client);
 	if (err) {

@@ -85,13 +85,9 @@ int main(int argc, char **argv)
 	/* '+': options after COMMAND belong to the command. */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+jphV", opts, NULL)) != -1) {
+		if (handle_output_option(opt))
+			continue;
 		switch (opt) {
-		case 'p':
-			pretty_output = true;
-			/* fall through */
-		case 'j':
-			json_output = true;
-			break;
 		case 'h':
 			help = true;
 			break;

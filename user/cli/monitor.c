@@ -260,9 +260,7 @@ int do_monitor(int argc, char **argv)
 {
 	enum { OPT_COUNT = 256, OPT_TIMEOUT };
 	static const struct option opts[] = {
-		{ "json",	no_argument,	   NULL, 'j' },
-		{ "pretty",	no_argument,	   NULL, 'p' },
-		{ "help",	no_argument,	   NULL, 'h' },
+		OUTPUT_LONG_OPTIONS,
 		{ "count",	required_argument, NULL, OPT_COUNT },
 		{ "timeout-ms",	required_argument, NULL, OPT_TIMEOUT },
 		{ 0 }
@@ -275,14 +273,10 @@ int do_monitor(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+jph", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+" OUTPUT_SHORT_OPTIONS, opts, NULL)) != -1) {
+		if (handle_output_option(opt))
+			continue;
 		switch (opt) {
-		case 'p':
-			pretty_output = true;
-			/* fall through */
-		case 'j':
-			json_output = true;
-			break;
 		case 'h':
 			monitor_usage(stdout);
 			return SECMAP_EXIT_OK;
@@ -301,29 +295,20 @@ int do_monitor(int argc, char **argv)
 			o.timeout_ms = (long)val;
 			break;
 		default:
-			if (optopt == OPT_COUNT || optopt == OPT_TIMEOUT)
-				p_err("monitor: option '%s' needs a value", argv[optind - 1]);
-			else if (optopt)
-				p_err("monitor: unknown option '-%c'", optopt);
-			else
-				p_err("monitor: unknown option '%s'", argv[optind - 1]);
+			if (optopt != OPT_COUNT && optopt != OPT_TIMEOUT)
+				return usage_error("monitor", argv, monitor_usage);
+			p_err("monitor: option '%s' needs a value", argv[optind - 1]);
 			if (!json_output)
 				monitor_usage(stderr);
 			return SECMAP_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		p_err("monitor: unexpected argument '%s'", argv[optind]);
-		if (!json_output)
-			monitor_usage(stderr);
-		return SECMAP_EXIT_USAGE;
-	}
+	if (optind < argc)
+		return unexpected_argument("monitor", argv[optind], monitor_usage);
 
-	err = secmap_client_open(&client);
-	if (err) {
-		p_err("%s", secmap_strerror(err));
-		return exit_code_from_err(err);
-	}
+	ret = open_client(&client);
+	if (ret)
+		return ret;
 	err = secmap_client_subscribe(client);
 	if (err) {
 		if (err == -EPERM || err == -EACCES)

@@ -27,6 +27,19 @@ struct cmd {
 
 /* Report an error: "Error: ..." on stderr, or {"error": "..."} on stdout with -j. */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The output options every subcommand accepts, for its getopt_long table. */
+#define OUTPUT_LONG_OPTIONS \
+	{ "json",	no_argument, NULL, 'j' }, \
+	{ "pretty",	no_argument, NULL, 'p' }, \
+	{ "help",	no_argument, NULL, 'h' }
+#define OUTPUT_SHORT_OPTIONS "jph"
+/* Apply -j or -p; false if @opt is neither. */
+bool handle_output_option(int opt);
+/* Report getopt's unknown option (or a bad argument) for @cmd; SECMAP_EXIT_USAGE. */
+int usage_error(const char *cmd, char **argv, void (*usage)(FILE *f));
+int unexpected_argument(const char *cmd, const char *arg, void (*usage)(FILE *f));
+/* Open a client; 0, or the exit code after reporting why it failed. */
+int open_client(struct secmap_client **client);
 /* Map a negative errno from libsecmap to one of the SECMAP_EXIT_* codes. */
 int exit_code_from_err(int err);
 /* Serialise @obj to @f honouring --pretty; 0 or -errno on a write error. */
