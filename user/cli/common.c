@@ -15,13 +15,13 @@ const char *bin_name = "secmap";
 bool json_output;
 bool pretty_output;
 
-int print_json(FILE *f, struct json_object *obj)
+static int write_json(FILE *f, struct json_object *obj, bool pretty)
 {
 	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
 	const char *s;
 
-	flags |= pretty_output ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
-				 JSON_C_TO_STRING_PLAIN;
+	flags |= pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
+			  JSON_C_TO_STRING_PLAIN;
 	s = json_object_to_json_string_ext(obj, flags);
 	if (!s)
 		return -ENOMEM;
@@ -29,6 +29,16 @@ int print_json(FILE *f, struct json_object *obj)
 	if (fputs(s, f) == EOF || fputc('\n', f) == EOF || fflush(f) == EOF || ferror(f))
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+int print_json(FILE *f, struct json_object *obj)
+{
+	return write_json(f, obj, pretty_output);
+}
+
+int print_json_compact(FILE *f, struct json_object *obj)
+{
+	return write_json(f, obj, false);
 }
 
 void p_err(const char *fmt, ...)

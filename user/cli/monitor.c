@@ -50,20 +50,6 @@ static const char *event_name(uint32_t type)
 	}
 }
 
-/* One compact object and a newline, whatever --pretty says: a stream of lines. */
-static int print_json_line(FILE *f, struct json_object *obj)
-{
-	const char *s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
-							    JSON_C_TO_STRING_NOSLASHESCAPE);
-
-	if (!s)
-		return -ENOMEM;
-	errno = 0;
-	if (fputs(s, f) == EOF || fputc('\n', f) == EOF || fflush(f) == EOF || ferror(f))
-		return errno ? -errno : -EIO;
-	return 0;
-}
-
 static int flush_text(FILE *f)
 {
 	if (fflush(f) == EOF || ferror(f))
@@ -94,7 +80,7 @@ int monitor_print_lost(FILE *f, uint64_t count)
 		json_object_put(obj);
 		return -ENOMEM;
 	}
-	err = print_json_line(f, obj);
+	err = print_json_compact(f, obj);
 	json_object_put(obj);
 	return err;
 }
@@ -134,7 +120,7 @@ static int print_event_json(FILE *f, const struct secmap_event *ev)
 	    obj_add(obj, "time_mono_ns", json_object_new_uint64(secmap_event_time_mono_ns(ev))) ||
 	    obj_add(obj, "module", event_module_json(ev)))
 		goto out;
-	err = print_json_line(f, obj);
+	err = print_json_compact(f, obj);
 out:
 	json_object_put(obj);
 	return err;

@@ -44,6 +44,8 @@ int open_client(struct secmap_client **client);
 int exit_code_from_err(int err);
 /* Serialise @obj to @f honouring --pretty; 0 or -errno on a write error. */
 int print_json(FILE *f, struct json_object *obj);
+/* One compact object and a newline whatever --pretty says, for streams of lines. */
+int print_json_compact(FILE *f, struct json_object *obj);
 
 /* "secmap info": the text and JSON forms of @info; 0 or -errno. */
 struct json_object *info_build_json(const struct secmap_info *info);
