@@ -6,10 +6,15 @@
 #ifndef SECMAP_COMPAT_H
 #define SECMAP_COMPAT_H
 
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/module.h>
+#include <linux/net.h>
 #include <linux/sysfs.h>
 #include <linux/version.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "internal.h"
 
@@ -136,6 +141,39 @@ static inline void secmap_compat_err_no_module(struct netlink_ext_ack *extack,
 					       const struct nlattr *attr, const char *name)
 {
 	NL_SET_ERR_MSG_ATTR(extack, attr, "module is not loaded");
+}
+#endif
+
+#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
+/*
+ * Filtered netlink multicast (nlmsg_multicast_filtered(), absent from 6.1,
+ * present in 6.12): deliver events only to sockets whose opener has
+ * CAP_SYSLOG in the initial user namespace. Read from the socket's file
+ * credentials without LSM hooks: this runs in atomic context, and the
+ * socket stays valid while it is on the group's list.
+ */
+static inline int secmap_compat_skip_reader(struct sock *dsk, struct sk_buff *skb, void *data)
+{
+	const struct socket *sock = READ_ONCE(dsk->sk_socket);
+	const struct file *file = sock ? READ_ONCE(sock->file) : NULL;
+	const struct cred *cred = file ? file->f_cred : NULL;
+
+	return !cred || cred->user_ns != &init_user_ns ||
+	       !cap_raised(cred->cap_effective, CAP_SYSLOG);
+}
+
+static inline void secmap_compat_multicast(struct genl_family *family, struct sk_buff *skb,
+					   unsigned int group)
+{
+	genlmsg_multicast_netns_filtered(family, &init_net, skb, 0, group, GFP_ATOMIC,
+					 secmap_compat_skip_reader, NULL);
+}
+#else
+/* 6.1 has no filtered multicast: the group's CAP_SYS_ADMIN gate is all. */
+static inline void secmap_compat_multicast(struct genl_family *family, struct sk_buff *skb,
+					   unsigned int group)
+{
+	genlmsg_multicast(family, skb, 0, group, GFP_ATOMIC);
 }
 #endif
 

@@ -4,6 +4,7 @@
  * MODULE_GONE, each with a sequence number and two timestamps.
  */
 #include "internal.h"
+#include "compat.h"
 
 #include <linux/sched/clock.h>
 #include <linux/timekeeping.h>
@@ -96,7 +97,7 @@ void secmap_event_send_locked(struct sk_buff *skb, u8 cmd, const struct secmap_e
 	if (ret || put_event(skb, seq))
 		goto drop;
 	genlmsg_end(skb, hdr);
-	genlmsg_multicast(&secmap_genl_family, skb, 0, SECMAP_MCGRP_EVENTS_ID, GFP_ATOMIC);
+	secmap_compat_multicast(&secmap_genl_family, skb, SECMAP_MCGRP_EVENTS_ID);
 	return;
 
 drop:

@@ -91,7 +91,8 @@ static const struct genl_ops secmap_genl_ops[] = {
 /*
  * The genetlink core can only gate subscription on CAP_NET_ADMIN or
  * CAP_SYS_ADMIN (family->bind cannot refuse); events carry addresses, so
- * take the stricter of the two.
+ * take the stricter of the two. Where the kernel can filter delivery,
+ * events also reach only CAP_SYSLOG holders (compat.h).
  */
 static const struct genl_multicast_group secmap_mcgrps[] = {
 	[SECMAP_MCGRP_EVENTS_ID] = {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -340,6 +341,16 @@ TEST(taint_matches_sysfs)
 	secmap_snapshot_free(snap);
 }
 
+static bool kernel_at_least(int want_major, int want_minor)
+{
+	struct utsname uts;
+	int major = 0, minor = 0;
+
+	if (uname(&uts) || sscanf(uts.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > want_major || (major == want_major && minor >= want_minor);
+}
+
 static int drop_caps(uint64_t caps)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
@@ -369,6 +380,25 @@ TEST(without_cap_syslog_reads_are_refused)
 	EXPECT_EQ(-EPERM, secmap_client_dump(client, &snap));
 	EXPECT_EQ(-EPERM, secmap_client_get(client, "secmap", &snap));
 	EXPECT_EQ(0, secmap_client_info(client, &info)) TH_LOG("INFO shows no addresses");
+
+	/*
+	 * Subscribing is gated on CAP_SYS_ADMIN (all genetlink can check);
+	 * where the kernel can filter delivery, events still need CAP_SYSLOG.
+	 */
+	ASSERT_EQ(0, secmap_client_subscribe(client));
+	ASSERT_EQ(0, load_module(LATE_KO));
+	ASSERT_EQ(0, unload_module("secmap_test_late"));
+	{
+		struct secmap_event *ev = NULL;
+		int ret = secmap_client_next_event(client, &ev, 2000);
+
+		if (kernel_at_least(6, 12)) {
+			EXPECT_EQ(-EAGAIN, ret) TH_LOG("an event reached a reader without CAP_SYSLOG");
+		} else {
+			EXPECT_EQ(0, ret) TH_LOG("6.1: delivery cannot be filtered");
+		}
+		secmap_event_free(ev);
+	}
 	secmap_client_close(client);
 
 	ASSERT_EQ(0, drop_caps(1ULL << CAP_SYS_ADMIN));
