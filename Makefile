@@ -5,9 +5,11 @@
 #   make kmod-matrix secmap.ko for every target kernel -> build/kernels/TAG/
 #   make check       set-up, host tests, and the VM lane on every target kernel
 #   make demo        boot a VM, load secmap and real modules, show `secmap dump`
+#   make bench       netlink dump against the sysfs walk, with 100 and 1000 extra modules
 SECMAP_CACHE ?= /var/cache/secmap
 KERNELS ?= 6.1 6.12 sid
 DEMO_KERNEL ?= 6.12
+BENCH_KERNELS ?= 6.12
 BUILD := $(CURDIR)/build
 
 # The host kernel has no module support here; build for the first target
@@ -37,6 +39,14 @@ guest: setup
 check:
 	SECMAP_KERNELS="$(KERNELS)" bash scripts/check.sh
 
+bench: guest
+	mkdir -p $(BUILD)/guest/bench
+	$(MAKE) -C selftests/secmap OUTPUT=$(BUILD)/guest/bench/ LIBSECMAP=$(BUILD)/guest/libsecmap.a bench
+	@for k in $(BENCH_KERNELS); do \
+		bash scripts/kbuild.sh $$k $(BUILD)/kernels/$$k && \
+		SECMAP_VM_TIMEOUT=1200 bash scripts/vm-run.sh $$k bench $(BUILD) || exit 1; \
+	done
+
 demo: guest
 	bash scripts/kbuild.sh $(DEMO_KERNEL) $(BUILD)/kernels/$(DEMO_KERNEL)
 	bash scripts/vm-run.sh $(DEMO_KERNEL) demo $(BUILD)
@@ -46,4 +56,4 @@ clean:
 	-$(MAKE) -C kmod KDIR=$(KDIR) clean
 	rm -rf $(BUILD)
 
-.PHONY: all user kmod setup kmod-matrix guest check demo clean
+.PHONY: all user kmod setup kmod-matrix guest check demo bench clean

@@ -28,6 +28,17 @@ test)
 		else say "not ok - ${t##*/} exited with status $rc"; fi
 	done
 	;;
+bench)
+	/bench/bench "0 extra" 9 >&3 2>&3
+	n=0
+	for ko in /lib/modules/bench/*.ko; do
+		insmod "$ko" || say "# insmod $ko failed"
+		n=$((n + 1))
+		case $n in
+		100 | 1000) /bench/bench "$n extra" 9 >&3 2>&3 ;;
+		esac
+	done
+	;;
 demo)
 	say "\$ secmap dump"
 	secmap dump >&3 2>&3
