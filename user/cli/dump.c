@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /* secmap dump: print where each section of each loaded module was placed. */
+#include <elf.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include <json-c/json.h>
 
+#include "dump_ko.h"
 #include "secmap_cli.h"
 
 static void dump_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s dump [-j|--json] [-p|--pretty] [MODULE...]\n"
+		"Usage: %s dump [-j|--json] [-p|--pretty] [--source netlink|sysfs|auto]\n"
+		"                 [MODULE...]\n"
 		"\n"
 		"Show the address the kernel loaded each ELF section of each module at,\n"
 		"or only of the MODULEs named ('-' and '_' in names are interchangeable).\n"
@@ -22,8 +26,89 @@ static void dump_usage(FILE *f)
 		"Options:\n"
 		"  -j, --json    JSON output\n"
 		"  -p, --pretty  pretty-printed JSON output (implies --json)\n"
-		"  -h, --help    show this help\n",
+		"  --source SRC  where to read from: netlink (the secmap module), sysfs\n"
+		"                (/proc/modules and /sys/module: no regions), or auto\n"
+		"                (netlink, sysfs if secmap is not loaded; the default)\n"
+		"  -h, --help    show this help\n"
+		"\n"
+		"Section sizes, file offsets (pgoff) and symbol counts come from each\n"
+		"module's .ko, looked for in the --ko-path entries, by build-id in the\n"
+		"perf cache and debuginfo, in the debuginfo tree, then via modules.dep:\n"
+		"  --ko-path PATH        a .ko file, or a directory to search (repeatable)\n"
+		"  --modules-root DIR    instead of /lib/modules\n"
+		"  --debug-root DIR      instead of /usr/lib/debug\n"
+		"  --buildid-cache DIR   instead of ~/.debug (perf's build-id cache)\n"
+		"  --release R           kernel release to look for, instead of uname -r\n"
+		"  --force               use a .ko whose build-id is not the loaded module's\n"
+		"  --no-ko               do not look for .ko files\n"
+		"\n"
+		"Exit status: 0 ok, 1 failure, 2 usage, 3 secmap not loaded, 4 permission\n"
+		"denied, 5 a MODULE is not loaded, 6 a .ko's build-id differs from the\n"
+		"loaded module's (see --force), 7 no .ko found for a MODULE named.\n",
 		bin_name);
+}
+
+/* --source: the "source" reported in JSON is the one actually used. */
+enum { OPT_SOURCE = 512 };
+enum dump_source { DUMP_SOURCE_AUTO, DUMP_SOURCE_NETLINK, DUMP_SOURCE_SYSFS };
+static const char *dump_source_used = "netlink";
+
+static int parse_source(const char *arg, enum dump_source *src)
+{
+	if (!strcmp(arg, "auto"))
+		*src = DUMP_SOURCE_AUTO;
+	else if (!strcmp(arg, "netlink"))
+		*src = DUMP_SOURCE_NETLINK;
+	else if (!strcmp(arg, "sysfs"))
+		*src = DUMP_SOURCE_SYSFS;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int snapshot_sysfs(struct secmap_snapshot **snap)
+{
+	int err = secmap_snapshot_from_sysfs(NULL, snap);
+
+	if (!err) {
+		dump_source_used = "sysfs";
+		return SECMAP_EXIT_OK;
+	}
+	if (err == -EPERM || err == -EACCES) {
+		p_err("cannot read module section addresses from /sys/module: "
+		      "hidden or denied (needs CAP_SYSLOG, see kptr_restrict)");
+		return SECMAP_EXIT_PERM;
+	}
+	p_err("cannot read /proc/modules and /sys/module: %s", strerror(-err));
+	return SECMAP_EXIT_FAILURE;
+}
+
+/* 0 with *@snap, or the exit code after reporting why not. */
+static int dump_snapshot(enum dump_source src, struct secmap_snapshot **snap)
+{
+	struct secmap_client *client = NULL;
+	int err;
+
+	if (src == DUMP_SOURCE_SYSFS)
+		return snapshot_sysfs(snap);
+	err = secmap_client_open(&client);
+	if (err == -ENOENT && src == DUMP_SOURCE_AUTO) {
+		fprintf(stderr, "Notice: secmap module not loaded; reading /proc/modules and "
+			"/sys/module (no regions, no events)\n");
+		return snapshot_sysfs(snap);
+	}
+	if (err) {
+		p_err("%s", secmap_strerror(err));
+		return exit_code_from_err(err);
+	}
+	err = secmap_client_dump(client, snap);
+	secmap_client_close(client);
+	if (err) {
+		p_err("dump failed: %s", secmap_strerror(err));
+		return exit_code_from_err(err);
+	}
+	dump_source_used = "netlink";
+	return SECMAP_EXIT_OK;
 }
 
 int dump_select(const struct secmap_snapshot *snap, char *const *names, size_t nr_names,
@@ -135,19 +220,36 @@ char *build_id_hex(const struct secmap_module *mod)
 	return hex;
 }
 
-static struct json_object *section_json(const struct secmap_section *sec)
+static int obj_add_u64_or_null(struct json_object *obj, const char *key, bool known,
+			       uint64_t val)
+{
+	return known ? obj_add(obj, key, json_object_new_uint64(val)) : obj_add_null(obj, key);
+}
+
+/*
+ * @ko: the module's .ko, whose section @index @sec is; NULL when dump did
+ * not look (monitor): then "exec" and "symbols" are left out, and "size"
+ * and "pgoff" are null as they have always been.
+ */
+static struct json_object *section_json(const struct secmap_section *sec,
+					const struct dump_ko *ko, size_t index)
 {
 	struct json_object *obj = json_object_new_object();
 	uint32_t flags = secmap_section_flags(sec);
 	int region = secmap_section_region(sec);
+	const struct dump_ko_sec *ks = ko && ko->secs && ko->secs[index].found ?
+				       &ko->secs[index] : NULL;
 
 	if (!obj)
 		return NULL;
-	/* size and pgoff come from the .ko, which a later change reads. */
 	if (obj_add(obj, "name", json_object_new_string(secmap_section_name(sec))) ||
 	    obj_add_hex(obj, "addr", secmap_section_addr(sec)) ||
-	    obj_add_null(obj, "size") ||
-	    obj_add_null(obj, "pgoff") ||
+	    obj_add_u64_or_null(obj, "size", ks, ks ? ks->s.size : 0) ||
+	    obj_add_u64_or_null(obj, "pgoff", ks, ks ? ks->s.offset : 0) ||
+	    (ko && (ks ? obj_add(obj, "exec",
+				 json_object_new_boolean(!!(ks->s.flags & SHF_EXECINSTR))) :
+			 obj_add_null(obj, "exec"))) ||
+	    (ko && obj_add_u64_or_null(obj, "symbols", ks, ks ? ks->s.nr_symbols : 0)) ||
 	    obj_add(obj, "init", json_object_new_boolean(!!(flags & SECMAP_SECTION_F_INIT))) ||
 	    obj_add(obj, "freed", json_object_new_boolean(!!(flags & SECMAP_SECTION_F_FREED))) ||
 	    obj_add_str_or_null(obj, "region",
@@ -183,6 +285,11 @@ static struct json_object *obj_add_array(struct json_object *obj, const char *ke
 
 struct json_object *dump_module_json(const struct secmap_module *mod)
 {
+	return dump_module_json_ko(mod, NULL);
+}
+
+struct json_object *dump_module_json_ko(const struct secmap_module *mod, const struct dump_ko *ko)
+{
 	struct json_object *obj = json_object_new_object(), *regs, *secs;
 	char *build_id = build_id_hex(mod);
 	size_t i;
@@ -192,7 +299,8 @@ struct json_object *dump_module_json(const struct secmap_module *mod)
 	if (obj_add(obj, "name", json_object_new_string(secmap_module_name(mod))) ||
 	    obj_add_str_or_null(obj, "state", secmap_module_state_name(secmap_module_state(mod))) ||
 	    obj_add(obj, "taint", json_object_new_uint64(secmap_module_taint(mod))) ||
-	    obj_add_str_or_null(obj, "build_id", build_id))
+	    obj_add_str_or_null(obj, "build_id", build_id) ||
+	    (ko && obj_add_str_or_null(obj, "path", ko->path)))
 		goto fail;
 	regs = obj_add_array(obj, "regions");
 	if (!regs)
@@ -204,7 +312,7 @@ struct json_object *dump_module_json(const struct secmap_module *mod)
 	if (!secs)
 		goto fail;
 	for (i = 0; i < secmap_module_section_count(mod); i++)
-		if (arr_add(secs, section_json(secmap_module_section(mod, i))))
+		if (arr_add(secs, section_json(secmap_module_section(mod, i), ko, i)))
 			goto fail;
 	free(build_id);
 	return obj;
@@ -216,19 +324,25 @@ fail:
 
 struct json_object *dump_build_json(const struct secmap_module *const *mods, size_t nr_mods)
 {
+	return dump_build_json_ko(mods, nr_mods, NULL);
+}
+
+struct json_object *dump_build_json_ko(const struct secmap_module *const *mods, size_t nr_mods,
+				       const struct dump_ko *kos)
+{
 	struct json_object *root = json_object_new_object(), *arr;
 	size_t i;
 
 	if (!root)
 		return NULL;
-	/* Where the data came from; a later change adds offline sources. */
-	if (obj_add(root, "source", json_object_new_string("netlink")))
+	/* Where the data came from: "netlink" or "sysfs" (dump --source). */
+	if (obj_add(root, "source", json_object_new_string(dump_source_used)))
 		goto fail;
 	arr = obj_add_array(root, "modules");
 	if (!arr)
 		goto fail;
 	for (i = 0; i < nr_mods; i++)
-		if (arr_add(arr, dump_module_json(mods[i])))
+		if (arr_add(arr, dump_module_json_ko(mods[i], kos ? &kos[i] : NULL)))
 			goto fail;
 	return root;
 fail:
@@ -238,7 +352,13 @@ fail:
 
 int dump_print_json(FILE *f, const struct secmap_module *const *mods, size_t nr_mods)
 {
-	struct json_object *root = dump_build_json(mods, nr_mods);
+	return dump_print_json_ko(f, mods, nr_mods, NULL);
+}
+
+int dump_print_json_ko(FILE *f, const struct secmap_module *const *mods, size_t nr_mods,
+		       const struct dump_ko *kos)
+{
+	struct json_object *root = dump_build_json_ko(mods, nr_mods, kos);
 	int err;
 
 	if (!root)
@@ -248,8 +368,8 @@ int dump_print_json(FILE *f, const struct secmap_module *const *mods, size_t nr_
 	return err;
 }
 
-/* "dummy  live  taint 0x1000  build-id 3f2a..." */
-static void print_module_line(FILE *f, const struct secmap_module *mod)
+/* "dummy  live  taint 0x1000  build-id 3f2a...  file /lib/modules/..." */
+static void print_module_line(FILE *f, const struct secmap_module *mod, const char *path)
 {
 	const char *state = secmap_module_state_name(secmap_module_state(mod));
 	char *build_id = build_id_hex(mod);
@@ -259,13 +379,35 @@ static void print_module_line(FILE *f, const struct secmap_module *mod)
 		fprintf(f, "  taint 0x%" PRIx64, secmap_module_taint(mod));
 	if (build_id)
 		fprintf(f, "  build-id %s", build_id);
+	if (path)
+		fprintf(f, "  file %s", path);
 	fputc('\n', f);
 	free(build_id);
 }
 
 int dump_print_table(FILE *f, const struct secmap_module *const *mods, size_t nr_mods)
 {
+	return dump_print_table_ko(f, mods, nr_mods, NULL);
+}
+
+/* SIZE or PGOFF of section @j of module @i: "0x1a40", or "-" if the .ko did not say. */
+static int ko_cell(char *buf, size_t size, const struct dump_ko *kos, size_t i, size_t j,
+		   bool pgoff)
+{
+	const struct dump_ko_sec *ks = kos && kos[i].secs && kos[i].secs[j].found ?
+				       &kos[i].secs[j] : NULL;
+
+	if (!ks)
+		return snprintf(buf, size, "-");
+	return snprintf(buf, size, "0x%" PRIx64, pgoff ? ks->s.offset : ks->s.size);
+}
+
+int dump_print_table_ko(FILE *f, const struct secmap_module *const *mods, size_t nr_mods,
+			const struct dump_ko *kos)
+{
 	int wmod = strlen("MODULE"), wsec = strlen("SECTION"), waddr = 2 + 16, len;
+	int wsize = strlen("SIZE"), wpgoff = strlen("PGOFF");
+	char size[2 + 16 + 1], pgoff[2 + 16 + 1];
 	size_t i, j, nsec;
 
 	for (i = 0; i < nr_mods; i++) {
@@ -276,14 +418,26 @@ int dump_print_table(FILE *f, const struct secmap_module *const *mods, size_t nr
 			len = strlen(secmap_section_name(secmap_module_section(mods[i], j)));
 			if (len > wsec)
 				wsec = len;
+			if (!kos)
+				continue;
+			len = ko_cell(size, sizeof(size), kos, i, j, false);
+			if (len > wsize)
+				wsize = len;
+			len = ko_cell(pgoff, sizeof(pgoff), kos, i, j, true);
+			if (len > wpgoff)
+				wpgoff = len;
 		}
 	}
 
 	errno = 0;
-	fprintf(f, "%-*s  %-*s  %-*s  %s\n", wmod, "MODULE", wsec, "SECTION", waddr, "ADDRESS",
-		"FLAGS");
+	if (kos)
+		fprintf(f, "%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", wmod, "MODULE", wsec, "SECTION",
+			waddr, "ADDRESS", wsize, "SIZE", wpgoff, "PGOFF", "FLAGS");
+	else
+		fprintf(f, "%-*s  %-*s  %-*s  %s\n", wmod, "MODULE", wsec, "SECTION", waddr,
+			"ADDRESS", "FLAGS");
 	for (i = 0; i < nr_mods; i++) {
-		print_module_line(f, mods[i]);
+		print_module_line(f, mods[i], kos ? kos[i].path : NULL);
 		nsec = secmap_module_section_count(mods[i]);
 		/* Keep a module without sections visible rather than dropping it. */
 		if (!nsec)
@@ -293,6 +447,15 @@ int dump_print_table(FILE *f, const struct secmap_module *const *mods, size_t nr
 			const struct secmap_section *sec = secmap_module_section(mods[i], j);
 			const char *flags = section_flags_str(secmap_section_flags(sec));
 
+			if (kos) {
+				ko_cell(size, sizeof(size), kos, i, j, false);
+				ko_cell(pgoff, sizeof(pgoff), kos, i, j, true);
+				fprintf(f, "%-*s  %-*s  0x%016" PRIx64 "  %-*s  %-*s%s%s\n", wmod,
+					secmap_module_name(mods[i]), wsec, secmap_section_name(sec),
+					secmap_section_addr(sec), wsize, size, *flags ? wpgoff : 0,
+					pgoff, *flags ? "  " : "", flags);
+				continue;
+			}
 			/* Zero-padded so that the column lines up; no trailing blanks. */
 			fprintf(f, "%-*s  %-*s  0x%016" PRIx64 "%s%s\n", wmod,
 				secmap_module_name(mods[i]), wsec, secmap_section_name(sec),
@@ -304,16 +467,331 @@ int dump_print_table(FILE *f, const struct secmap_module *const *mods, size_t nr
 	return 0;
 }
 
+/* --- .ko enrichment: what each module's file says about its sections ----- */
+
+/* dump's .ko options; resolved to the actual places before searching. */
+enum {
+	OPT_KO_PATH = 600,
+	OPT_MODULES_ROOT,
+	OPT_DEBUG_ROOT,
+	OPT_BUILDID_CACHE,
+	OPT_RELEASE,
+	OPT_FORCE,
+	OPT_NO_KO,
+};
+
+struct dump_ko_opts {
+	struct secmap_ko_search search;
+	const char **paths;		/* --ko-path, NULL-terminated */
+	size_t nr_paths;
+	bool force;
+	bool no_ko;
+	char *buildid_cache;		/* the default, $HOME/.debug */
+	struct utsname uts;
+};
+
+/* 1: @opt was one of dump's .ko options; 0: it was not; -ENOMEM. */
+static int dump_ko_option(struct dump_ko_opts *o, int opt, const char *arg)
+{
+	const char **paths;
+
+	switch (opt) {
+	case OPT_KO_PATH:
+		paths = realloc(o->paths, (o->nr_paths + 2) * sizeof(*paths));
+		if (!paths)
+			return -ENOMEM;
+		paths[o->nr_paths++] = arg;
+		paths[o->nr_paths] = NULL;
+		o->paths = paths;
+		o->search.paths = paths;
+		return 1;
+	case OPT_MODULES_ROOT:
+		o->search.modules_root = arg;
+		return 1;
+	case OPT_DEBUG_ROOT:
+		o->search.debug_root = arg;
+		return 1;
+	case OPT_BUILDID_CACHE:
+		o->search.buildid_cache = arg;
+		return 1;
+	case OPT_RELEASE:
+		o->search.release = arg;
+		return 1;
+	case OPT_FORCE:
+		o->force = true;
+		return 1;
+	case OPT_NO_KO:
+		o->no_ko = true;
+		return 1;
+	}
+	return 0;
+}
+
+static bool dump_ko_option_takes_value(int opt)
+{
+	return opt >= OPT_KO_PATH && opt <= OPT_RELEASE;
+}
+
+/*
+ * Spell out libsecmap's defaults, so that an error can say exactly where
+ * dump looked. An empty root (no $HOME for the cache) is skipped.
+ */
+static int dump_ko_opts_resolve(struct dump_ko_opts *o)
+{
+	const char *home = getenv("HOME");
+
+	if (!o->search.release) {
+		if (uname(&o->uts))
+			return -errno;
+		o->search.release = o->uts.release;
+	}
+	if (!o->search.modules_root)
+		o->search.modules_root = "/lib/modules";
+	if (!o->search.debug_root)
+		o->search.debug_root = "/usr/lib/debug";
+	if (!o->search.buildid_cache) {
+		if (home && *home && asprintf(&o->buildid_cache, "%s/.debug", home) < 0)
+			return -ENOMEM;
+		o->search.buildid_cache = o->buildid_cache ? o->buildid_cache : "";
+	}
+	return 0;
+}
+
+static void dump_ko_opts_free(struct dump_ko_opts *o)
+{
+	free(o->paths);
+	free(o->buildid_cache);
+}
+
+void dump_ko_free(struct dump_ko *kos, size_t nr)
+{
+	size_t i;
+
+	if (!kos)
+		return;
+	for (i = 0; i < nr; i++) {
+		free(kos[i].path);
+		free(kos[i].secs);
+	}
+	free(kos);
+}
+
+static char *bytes_hex(const uint8_t *id, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *hex = malloc(2 * len + 1);
+	size_t i;
+
+	if (!hex)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		hex[2 * i] = digits[id[i] >> 4];
+		hex[2 * i + 1] = digits[id[i] & 0xf];
+	}
+	hex[2 * len] = '\0';
+	return hex;
+}
+
+int dump_ko_check(const struct secmap_module *mod, const char *path,
+		  const struct secmap_ko *ko, bool force, char **msg)
+{
+	const uint8_t *kernel_id, *file_id;
+	size_t kernel_len = secmap_module_build_id(mod, &kernel_id);
+	size_t file_len = secmap_ko_build_id(ko, &file_id);
+	char *file_hex, *kernel_hex;
+
+	*msg = NULL;
+	/* Without a build-id on either side there is nothing to compare. */
+	if (!kernel_len || !file_len ||
+	    (kernel_len == file_len && !memcmp(kernel_id, file_id, file_len)))
+		return SECMAP_EXIT_OK;
+	file_hex = bytes_hex(file_id, file_len);
+	kernel_hex = bytes_hex(kernel_id, kernel_len);
+	if (file_hex && kernel_hex &&
+	    asprintf(msg, "%s does not match the loaded module %s (build-id %s vs %s); %s",
+		     path, secmap_module_name(mod), file_hex, kernel_hex,
+		     force ? "using it anyway (--force)" : "use --force to use it anyway") < 0)
+		*msg = NULL;
+	free(file_hex);
+	free(kernel_hex);
+	return force ? SECMAP_EXIT_OK : SECMAP_EXIT_KO_MISMATCH;
+}
+
+char *dump_ko_searched(const struct secmap_ko_search *s, const struct secmap_module *mod)
+{
+	const uint8_t *id;
+	size_t id_len = secmap_module_build_id(mod, &id), len, i;
+	const char *sep = "";
+	char *text = NULL, *hex = id_len >= 2 ? bytes_hex(id, id_len) : NULL;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f) {
+		free(hex);
+		return NULL;
+	}
+	for (i = 0; s->paths && s->paths[i]; i++, sep = ", ")
+		fprintf(f, "%s%s", sep, s->paths[i]);
+	if (hex && s->buildid_cache && *s->buildid_cache) {
+		fprintf(f, "%s%s/.build-id/%.2s/%s", sep, s->buildid_cache, hex, hex + 2);
+		sep = ", ";
+	}
+	if (hex && s->debug_root && *s->debug_root) {
+		fprintf(f, "%s%s/.build-id/%.2s/%s.debug", sep, s->debug_root, hex, hex + 2);
+		sep = ", ";
+	}
+	if (s->debug_root && *s->debug_root) {
+		fprintf(f, "%s%s/lib/modules/%s", sep, s->debug_root, s->release);
+		sep = ", ";
+	}
+	if (s->modules_root && *s->modules_root)
+		fprintf(f, "%s%s/%s/modules.dep", sep, s->modules_root, s->release);
+	free(hex);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static const char *ko_strerror(int err)
+{
+	switch (-err) {
+	case EINVAL:
+		return "not a 64-bit relocatable ELF (a .ko), or corrupt or truncated";
+	case ENOTSUP:
+		return "compressed in a format secmap does not read (xz, zstd and gzip only)";
+	case EFBIG:
+		return "larger than any module should be";
+	default:
+		return strerror(-err);
+	}
+}
+
+/* What @ko says of each section of @mod, into @out. */
+static int dump_ko_fill(const struct secmap_module *mod, const struct secmap_ko *ko,
+			struct dump_ko *out)
+{
+	size_t i, n = secmap_module_section_count(mod);
+
+	out->secs = calloc(n ? n : 1, sizeof(*out->secs));
+	if (!out->secs)
+		return -ENOMEM;
+	/* By name, .data..percpu included: the file has it, SHF_ALLOC and all. */
+	for (i = 0; i < n; i++)
+		out->secs[i].found = !secmap_ko_section(ko, secmap_section_name(
+							secmap_module_section(mod, i)),
+							&out->secs[i].s);
+	return 0;
+}
+
+/* Names listed in the "no .ko found" notice before it says "...". */
+#define DUMP_KO_NOTICE_NAMES 10
+
+int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
+		    const struct secmap_ko_search *search, bool force, bool named,
+		    FILE *diag, struct dump_ko **kosp)
+{
+	struct dump_ko *kos = calloc(nr_mods ? nr_mods : 1, sizeof(*kos));
+	const struct secmap_module *missing[DUMP_KO_NOTICE_NAMES];
+	size_t i, nr_missing = 0;
+	int ret = SECMAP_EXIT_OK, err;
+
+	*kosp = NULL;
+	if (!kos) {
+		p_err("%s", strerror(ENOMEM));
+		return SECMAP_EXIT_FAILURE;
+	}
+	for (i = 0; i < nr_mods; i++) {
+		const struct secmap_module *mod = mods[i];
+		const char *name = secmap_module_name(mod);
+		struct secmap_ko *ko = NULL;
+		const uint8_t *id;
+		size_t id_len = secmap_module_build_id(mod, &id);
+		char *path = NULL, *msg = NULL;
+
+		err = secmap_ko_find(search, name, id, id_len, &path);
+		if (err == -ENOENT && named) {
+			char *where = dump_ko_searched(search, mod);
+
+			p_err("no .ko found for module %s (searched %s)", name,
+			      where ? where : "?");
+			free(where);
+			ret = SECMAP_EXIT_NO_KO;
+			break;
+		}
+		if (err == -ENOENT) {
+			if (nr_missing < DUMP_KO_NOTICE_NAMES)
+				missing[nr_missing] = mod;
+			nr_missing++;
+			continue;
+		}
+		if (err) {
+			p_err("looking for the .ko of %s: %s", name, strerror(-err));
+			ret = SECMAP_EXIT_FAILURE;
+			break;
+		}
+		/* Found but unreadable is an error: the user would miss it in a notice. */
+		err = secmap_ko_open(path, &ko);
+		if (err) {
+			p_err("cannot read %s: %s", path, ko_strerror(err));
+			free(path);
+			/* Not exit_code_from_err() for all: -ENOENT there means "no secmap". */
+			ret = err == -EACCES || err == -EPERM ? exit_code_from_err(err) :
+			      SECMAP_EXIT_FAILURE;
+			break;
+		}
+		ret = dump_ko_check(mod, path, ko, force, &msg);
+		if (ret)
+			p_err("%s", msg ? msg : strerror(ENOMEM));
+		else if (msg)
+			fprintf(diag, "Warning: %s\n", msg);
+		free(msg);
+		if (!ret && dump_ko_fill(mod, ko, &kos[i])) {
+			p_err("%s", strerror(ENOMEM));
+			ret = SECMAP_EXIT_FAILURE;
+		}
+		secmap_ko_close(ko);
+		if (ret) {
+			free(path);
+			break;
+		}
+		kos[i].path = path;
+	}
+	if (ret) {
+		dump_ko_free(kos, nr_mods);
+		return ret;
+	}
+	if (nr_missing) {
+		fprintf(diag, "Notice: no .ko found for %zu module%s: ", nr_missing,
+			nr_missing == 1 ? "" : "s");
+		for (i = 0; i < nr_missing && i < DUMP_KO_NOTICE_NAMES; i++)
+			fprintf(diag, "%s%s", i ? ", " : "", secmap_module_name(missing[i]));
+		fprintf(diag, "%s\n", nr_missing > DUMP_KO_NOTICE_NAMES ? "..." : "");
+	}
+	*kosp = kos;
+	return SECMAP_EXIT_OK;
+}
+
 int do_dump(int argc, char **argv)
 {
 	/* Output options are global, and accepted here too as users type them. */
 	static const struct option opts[] = {
 		OUTPUT_LONG_OPTIONS,
+		{ "source",	required_argument, NULL, OPT_SOURCE },
+		{ "ko-path",	   required_argument, NULL, OPT_KO_PATH },
+		{ "modules-root",  required_argument, NULL, OPT_MODULES_ROOT },
+		{ "debug-root",	   required_argument, NULL, OPT_DEBUG_ROOT },
+		{ "buildid-cache", required_argument, NULL, OPT_BUILDID_CACHE },
+		{ "release",	   required_argument, NULL, OPT_RELEASE },
+		{ "force",	   no_argument,	      NULL, OPT_FORCE },
+		{ "no-ko",	   no_argument,	      NULL, OPT_NO_KO },
 		{ 0 }
 	};
+	struct dump_ko_opts ko_opts = { 0 };
+	struct dump_ko *kos = NULL;
 	const struct secmap_module **mods = NULL;
 	struct secmap_snapshot *snap = NULL;
-	struct secmap_client *client = NULL;
+	enum dump_source src = DUMP_SOURCE_AUTO;
 	const char *missing = NULL;
 	size_t nr_mods;
 	int opt, err, ret;
@@ -323,24 +801,41 @@ int do_dump(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+" OUTPUT_SHORT_OPTIONS, opts, NULL)) != -1) {
 		if (handle_output_option(opt))
 			continue;
+		err = dump_ko_option(&ko_opts, opt, optarg);
+		if (err > 0)
+			continue;
+		if (err < 0) {
+			p_err("%s", strerror(-err));
+			dump_ko_opts_free(&ko_opts);
+			return SECMAP_EXIT_FAILURE;
+		}
 		switch (opt) {
 		case 'h':
 			dump_usage(stdout);
+			dump_ko_opts_free(&ko_opts);
 			return SECMAP_EXIT_OK;
+		case OPT_SOURCE:
+			if (!parse_source(optarg, &src))
+				break;
+			p_err("dump: --source must be netlink, sysfs or auto, not '%s'", optarg);
+			if (!json_output)
+				dump_usage(stderr);
+			dump_ko_opts_free(&ko_opts);
+			return SECMAP_EXIT_USAGE;
 		default:
-			return usage_error("dump", argv, dump_usage);
+			dump_ko_opts_free(&ko_opts);
+			if (optopt != OPT_SOURCE && !dump_ko_option_takes_value(optopt))
+				return usage_error("dump", argv, dump_usage);
+			p_err("dump: option '%s' needs a value", argv[optind - 1]);
+			if (!json_output)
+				dump_usage(stderr);
+			return SECMAP_EXIT_USAGE;
 		}
 	}
 
-	ret = open_client(&client);
+	ret = dump_snapshot(src, &snap);
 	if (ret)
-		return ret;
-	err = secmap_client_dump(client, &snap);
-	secmap_client_close(client);
-	if (err) {
-		p_err("dump failed: %s", secmap_strerror(err));
-		return exit_code_from_err(err);
-	}
+		goto out;
 
 	err = dump_select(snap, argv + optind, argc - optind, &mods, &nr_mods, &missing);
 	if (err == -ENOENT) {
@@ -353,10 +848,32 @@ int do_dump(int argc, char **argv)
 		goto out;
 	}
 
+	if (ko_opts.no_ko) {
+		/* JSON keeps its fields (null); the table drops SIZE and PGOFF. */
+		kos = calloc(nr_mods ? nr_mods : 1, sizeof(*kos));
+		if (!kos) {
+			p_err("%s", strerror(ENOMEM));
+			ret = SECMAP_EXIT_FAILURE;
+			goto out;
+		}
+	} else {
+		err = dump_ko_opts_resolve(&ko_opts);
+		if (err) {
+			p_err("%s", strerror(-err));
+			ret = SECMAP_EXIT_FAILURE;
+			goto out;
+		}
+		/* The kernel's build-id picks the file when there is one. */
+		ret = dump_ko_resolve(mods, nr_mods, &ko_opts.search, ko_opts.force,
+				      argc > optind, stderr, &kos);
+		if (ret)
+			goto out;
+	}
+
 	if (json_output)
-		err = dump_print_json(stdout, mods, nr_mods);
+		err = dump_print_json_ko(stdout, mods, nr_mods, kos);
 	else
-		err = dump_print_table(stdout, mods, nr_mods);
+		err = dump_print_table_ko(stdout, mods, nr_mods, ko_opts.no_ko ? NULL : kos);
 	ret = SECMAP_EXIT_OK;
 	if (err) {
 		/* stdout is what failed, so even in JSON mode this goes to stderr. */
@@ -364,6 +881,9 @@ int do_dump(int argc, char **argv)
 		ret = SECMAP_EXIT_FAILURE;
 	}
 out:
+	if (kos)
+		dump_ko_free(kos, nr_mods);
+	dump_ko_opts_free(&ko_opts);
 	free(mods);
 	secmap_snapshot_free(snap);
 	return ret;

@@ -9,5 +9,9 @@
 #define SECMAP_EXIT_NO_KMOD	3	/* generic netlink family "secmap" missing */
 #define SECMAP_EXIT_PERM	4	/* kernel refused: missing privilege */
 #define SECMAP_EXIT_NOT_FOUND	5	/* a module named on the command line is not loaded */
+/* dump: a module's .ko has another build-id than the loaded module (--force overrides) */
+#define SECMAP_EXIT_KO_MISMATCH	6
+/* dump: no .ko found for a module named on the command line (--no-ko skips the search) */
+#define SECMAP_EXIT_NO_KO	7
 
 #endif /* SECMAP_EXIT_CODES_H */

@@ -125,6 +125,60 @@ const char *secmap_region_type_name(uint32_t type);
 /* "coming", "live", "going"; NULL if unknown. */
 const char *secmap_module_state_name(uint32_t state);
 
+/*
+ * A snapshot from sysfs instead of netlink, for when the secmap module is
+ * not loaded: /proc/modules for names and states, /sys/module/NAME/sections
+ * for addresses, /sys/module/NAME/notes for build-ids, /sys/module/NAME/taint.
+ * No regions; sections have no flags. @root is prepended to both paths
+ * (NULL or "" for the live system), so tests can use a fake tree.
+ * Modules unloaded during the walk are left out; one whose directory has
+ * no sections/ (kernel without CONFIG_KALLSYMS) is kept, with no sections.
+ * -EPERM: every address reads 0 (kptr_restrict, no CAP_SYSLOG); -EACCES
+ * (or -EPERM) when sections/ cannot be read; -EPROTO: malformed
+ * /proc/modules line, address text or build-id note; -ENOENT: no
+ * /proc/modules.
+ */
+int secmap_snapshot_from_sysfs(const char *root, struct secmap_snapshot **snapshot);
+
+/*
+ * Module files. secmap_ko_find() looks for the .ko of module @name ('-' and
+ * '_' alike) and returns a malloc()ed path: first in opts->paths (files, or
+ * directories searched recursively),
+ * then by build-id in perf's cache (BUILDID_CACHE/.build-id/xx/rest/...),
+ * in debuginfo trees (DEBUG_ROOT/.build-id/xx/rest.debug and
+ * DEBUG_ROOT/lib/modules/RELEASE/...), then through
+ * MODULES_ROOT/RELEASE/modules.dep. -ENOENT if nowhere.
+ */
+struct secmap_ko_search {
+	const char *release;		/* NULL: uname -r */
+	const char *const *paths;	/* NULL-terminated, searched first; may be NULL */
+	const char *modules_root;	/* NULL: /lib/modules */
+	const char *debug_root;		/* NULL: /usr/lib/debug */
+	const char *buildid_cache;	/* NULL: $HOME/.debug */
+};
+int secmap_ko_find(const struct secmap_ko_search *opts, const char *name,
+		   const uint8_t *build_id, size_t build_id_len, char **path);
+
+struct secmap_ko;	/* an opened module file: decompressed, parsed with libelf */
+struct secmap_ko_section {
+	uint64_t size;		/* sh_size */
+	uint64_t offset;	/* sh_offset in the decompressed ELF (perf's pgoff) */
+	uint64_t flags;		/* sh_flags: SHF_ALLOC, SHF_WRITE, SHF_EXECINSTR... */
+	size_t nr_symbols;	/* STT_FUNC/STT_OBJECT symbols defined in it */
+};
+/*
+ * Open @path (.ko, .ko.xz, .ko.zst, .ko.gz; detected by magic, not name).
+ * -ENOENT, -EACCES; -EINVAL: not a relocatable ELF or corrupt/truncated;
+ * -ENOTSUP: compressed in a format not supported.
+ */
+int secmap_ko_open(const char *path, struct secmap_ko **ko);
+void secmap_ko_close(struct secmap_ko *ko);
+/* Build-id length (0: none); *id points into @ko. */
+size_t secmap_ko_build_id(const struct secmap_ko *ko, const uint8_t **id);
+/* -ENOENT if the file has no section @name. */
+int secmap_ko_section(const struct secmap_ko *ko, const char *name,
+		      struct secmap_ko_section *section);
+
 /* A static string describing a negative return value of this library. */
 const char *secmap_strerror(int err);
 

@@ -1,0 +1,1260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for module files: secmap_ko_open() and friends against libelf
+ * read directly, every compression, truncated and corrupt files;
+ * secmap_ko_find() over a fake tree; and how "secmap dump" uses them.
+ *
+ * The fixtures are built at test time in a temporary directory: a C file
+ * with code in .text, .text.unlikely and .init.text, data, .data..percpu
+ * and a custom section, compiled with cc -c and linked with
+ * "ld -r --build-id=sha1" as kbuild links a .ko, then compressed with the
+ * xz, zstd and gzip tools.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "kselftest_harness.h"
+
+#include "dump_ko.h"
+#include "internal.h"
+#include "msg.h"
+#include "secmap_cli.h"
+
+/* lib/ko.c, hidden from the shared library; the static one has it. */
+int libsecmap_ko_decompress(const uint8_t *in, size_t in_len, size_t cap,
+			    uint8_t **out, size_t *out_len);
+
+static const char fixture_src[] =
+	"#ifndef VARIANT\n#define VARIANT 0\n#endif\n"
+	"int counter = 3;\n"
+	"int zeroed;\n"
+	"int percpu_var __attribute__((section(\".data..percpu\"))) = 1;\n"
+	"const int custom_table[4] __attribute__((section(\"__custom_table\"), used)) ="
+	" { 1, 2, 3, VARIANT };\n"
+	"__attribute__((noinline, used)) int hot_fn(int x) { return x + counter + VARIANT; }\n"
+	"__attribute__((noinline, used)) int hot_fn2(int x) { return x * counter + zeroed; }\n"
+	"__attribute__((section(\".text.unlikely\"), noinline, used)) int cold_fn(int x)"
+	" { return x * 7; }\n"
+	"__attribute__((section(\".init.text\"), used)) int init_fn(void)"
+	" { return hot_fn(1) + cold_fn(2) + percpu_var; }\n";
+
+/* The sections of the fixture the tests name. */
+static const char *const fixture_sections[] = {
+	".text", ".text.unlikely", ".init.text", ".data", ".bss", ".data..percpu",
+	"__custom_table", ".note.gnu.build-id",
+};
+
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+	char *cmd;
+	va_list ap;
+	int n, status;
+
+	va_start(ap, fmt);
+	n = vasprintf(&cmd, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	status = system(cmd);
+	free(cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "we");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = fwrite(buf, 1, len, f) == len ? 0 : -EIO;
+	if (fclose(f))
+		err = -EIO;
+	return err;
+}
+
+static int read_whole(const char *path, uint8_t **buf, size_t *len)
+{
+	struct stat st;
+	FILE *f = fopen(path, "re");
+
+	if (!f || fstat(fileno(f), &st)) {
+		if (f)
+			fclose(f);
+		return -errno;
+	}
+	*buf = malloc(st.st_size ? st.st_size : 1);
+	*len = st.st_size;
+	if (!*buf || fread(*buf, 1, *len, f) != *len) {
+		fclose(f);
+		free(*buf);
+		return -EIO;
+	}
+	fclose(f);
+	return 0;
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *p;
+
+	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
+}
+
+/* The build-id as readelf -n prints it: an implementation other than ours. */
+static int readelf_build_id(const char *path, char *hex, size_t size)
+{
+	char *cmd, line[512];
+	FILE *p;
+	int found = -ENOENT;
+
+	if (asprintf(&cmd, "readelf -n '%s' 2>/dev/null", path) < 0)
+		return -ENOMEM;
+	p = popen(cmd, "r");
+	free(cmd);
+	if (!p)
+		return -errno;
+	while (fgets(line, sizeof(line), p)) {
+		char *s = strstr(line, "Build ID: ");
+
+		if (s && sscanf(s + strlen("Build ID: "), "%127[0-9a-f]", hex) == 1 &&
+		    strlen(hex) < size)
+			found = 0;
+	}
+	pclose(p);
+	return found;
+}
+
+static void to_hex(const uint8_t *id, size_t len, char *hex)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	hex[2 * len] = '\0';
+}
+
+/*
+ * Build @dir/@name.ko from fixture_src (@variant changes its contents, so
+ * its build-id). ld -r --build-id writes .note.gnu.build-id into the
+ * relocatable, as kbuild relies on; should a linker not, the note is added
+ * with objcopy as "GNU" NT_GNU_BUILD_ID of a fixed 20 bytes.
+ */
+static int build_fixture(const char *dir, const char *name, int variant)
+{
+
+	if (run("cd '%s' && printf '%%s' '%s' > %s.c && "
+		"cc -c -O2 -fno-asynchronous-unwind-tables -DVARIANT=%d -o %s.o %s.c && "
+		"ld -r --build-id=sha1 -o %s.ko %s.o",
+		dir, fixture_src, name, variant, name, name, name, name))
+		return -1;
+	if (run("cd '%s' && readelf -n %s.ko | grep -q 'Build ID'", dir, name) == 0)
+		return 0;
+	/* namesz 4, descsz 20, type 3, "GNU\0", 20 bytes of id */
+	if (run("cd '%s' && printf '\\004\\0\\0\\0\\024\\0\\0\\0\\003\\0\\0\\0GNU\\0%%020d' %d"
+		" > note.bin && objcopy --add-section .note.gnu.build-id=note.bin "
+		"--set-section-flags .note.gnu.build-id=alloc,readonly %s.ko",
+		dir, variant, name))
+		return -1;
+	return run("cd '%s' && readelf -n %s.ko | grep -q 'Build ID'", dir, name) ? -1 : 0;
+}
+
+/* A section as libelf reads it straight from the file. */
+struct ref_sec {
+	char name[128];
+	GElf_Shdr shdr;
+	size_t nr_symbols;
+	int dup;	/* the name occurs more than once */
+};
+
+static int ref_sections(const char *path, struct ref_sec **out, size_t *nr)
+{
+	Elf_Scn *scn = NULL;
+	struct ref_sec *secs;
+	size_t shnum, shstrndx, i, j;
+	Elf *elf;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_getshdrnum(elf, &shnum) || elf_getshdrstrndx(elf, &shstrndx))
+		return -1;
+	secs = calloc(shnum, sizeof(*secs));
+	if (!secs)
+		return -1;
+	while ((scn = elf_nextscn(elf, scn))) {
+		size_t idx = elf_ndxscn(scn);
+		const char *name;
+
+		gelf_getshdr(scn, &secs[idx].shdr);
+		name = elf_strptr(elf, shstrndx, secs[idx].shdr.sh_name);
+		snprintf(secs[idx].name, sizeof(secs[idx].name), "%s", name ? name : "");
+		if (secs[idx].shdr.sh_type == SHT_SYMTAB) {
+			Elf_Data *data = elf_getdata(scn, NULL);
+			size_t k, n = secs[idx].shdr.sh_size / secs[idx].shdr.sh_entsize;
+
+			for (k = 0; data && k < n; k++) {
+				GElf_Sym sym;
+				int type;
+
+				gelf_getsym(data, k, &sym);
+				type = GELF_ST_TYPE(sym.st_info);
+				if ((type == STT_FUNC || type == STT_OBJECT) &&
+				    sym.st_shndx != SHN_UNDEF && sym.st_shndx < shnum &&
+				    sym.st_shndx < SHN_LORESERVE)
+					secs[sym.st_shndx].nr_symbols++;
+			}
+		}
+	}
+	for (i = 1; i < shnum; i++)
+		for (j = 1; j < shnum; j++)
+			if (i != j && !strcmp(secs[i].name, secs[j].name))
+				secs[i].dup = 1;
+	elf_end(elf);
+	close(fd);
+	*out = secs;
+	*nr = shnum;
+	return 0;
+}
+
+/* Two opened files say the same about every section and the build-id. */
+static int ko_same(struct __test_metadata *_metadata, const struct secmap_ko *a,
+		   const struct secmap_ko *b)
+{
+	struct secmap_ko_section sa, sb;
+	const uint8_t *ida, *idb;
+	size_t i, la = secmap_ko_build_id(a, &ida), lb = secmap_ko_build_id(b, &idb);
+
+	EXPECT_EQ(la, lb);
+	if (la != lb || memcmp(ida, idb, la))
+		return 0;
+	for (i = 0; i < sizeof(fixture_sections) / sizeof(*fixture_sections); i++) {
+		EXPECT_EQ(0, secmap_ko_section(a, fixture_sections[i], &sa));
+		EXPECT_EQ(0, secmap_ko_section(b, fixture_sections[i], &sb));
+		EXPECT_EQ(sa.size, sb.size);
+		EXPECT_EQ(sa.offset, sb.offset);
+		EXPECT_EQ(sa.flags, sb.flags);
+		EXPECT_EQ(sa.nr_symbols, sb.nr_symbols);
+	}
+	return 1;
+}
+
+FIXTURE(ko) {
+	char dir[64];
+	char *ko, *xz, *zst, *gz;
+	uint8_t *img;		/* fixture.ko's bytes */
+	size_t len;
+	uint8_t id[64];		/* its build-id, per readelf */
+	size_t id_len;
+	char id_hex[130];
+};
+
+FIXTURE_SETUP(ko)
+{
+	size_t i;
+
+	strcpy(self->dir, "/tmp/secmap-ko-test.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, build_fixture(self->dir, "fixture", 0)) {
+		TH_LOG("cannot build the fixture with cc and ld in %s", self->dir);
+	}
+	self->ko = path_in(self->dir, "fixture.ko");
+	self->xz = path_in(self->dir, "fixture.ko.xz");
+	self->zst = path_in(self->dir, "fixture.ko.zst");
+	self->gz = path_in(self->dir, "fixture.ko.gz");
+	ASSERT_NE(NULL, self->gz);
+	/* As kbuild compresses modules (xz: CRC32 check, 1 MiB dictionary). */
+	ASSERT_EQ(0, run("cd %s && xz --check=crc32 --lzma2=dict=1MiB -k -c fixture.ko "
+			 "> fixture.ko.xz && zstd -q -19 -c fixture.ko > fixture.ko.zst && "
+			 "gzip -9 -n -c fixture.ko > fixture.ko.gz", self->dir));
+	ASSERT_EQ(0, read_whole(self->ko, &self->img, &self->len));
+	ASSERT_EQ(0, readelf_build_id(self->ko, self->id_hex, sizeof(self->id_hex)));
+	self->id_len = strlen(self->id_hex) / 2;
+	for (i = 0; i < self->id_len; i++)
+		sscanf(self->id_hex + 2 * i, "%2hhx", &self->id[i]);
+	json_output = false;
+	pretty_output = false;
+}
+
+FIXTURE_TEARDOWN(ko)
+{
+	if (self->dir[0] && getenv("SECMAP_KEEP_TMP") == NULL)
+		run("rm -rf '%s'", self->dir);
+	free(self->ko);
+	free(self->xz);
+	free(self->zst);
+	free(self->gz);
+	free(self->img);
+}
+
+/* Write @len bytes of @buf to @dir/@name; returns the malloc()ed path. */
+static char *put(const char *dir, const char *name, const void *buf, size_t len)
+{
+	char *p = path_in(dir, name);
+
+	if (p && write_file(p, buf, len)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int open_err(const char *path)
+{
+	struct secmap_ko *ko = (struct secmap_ko *)1;
+	int err = secmap_ko_open(path, &ko);
+
+	if (!err)
+		secmap_ko_close(ko);
+	else if (ko != NULL || errno != -err)
+		return 1000;	/* *ko must be NULL and errno set on failure */
+	return err;
+}
+
+TEST_F(ko, sections_match_libelf)
+{
+	struct ref_sec *ref;
+	struct secmap_ko *ko;
+	size_t nr, i, checked = 0;
+
+	ASSERT_EQ(0, ref_sections(self->ko, &ref, &nr));
+	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
+	for (i = 1; i < nr; i++) {
+		struct secmap_ko_section s;
+
+		if (ref[i].dup || !ref[i].name[0])
+			continue;
+		ASSERT_EQ(0, secmap_ko_section(ko, ref[i].name, &s)) {
+			TH_LOG("section %s", ref[i].name);
+		}
+		EXPECT_EQ(ref[i].shdr.sh_size, s.size);
+		EXPECT_EQ(ref[i].shdr.sh_offset, s.offset);
+		EXPECT_EQ(ref[i].shdr.sh_flags, s.flags);
+		EXPECT_EQ(ref[i].nr_symbols, s.nr_symbols) {
+			TH_LOG("section %s", ref[i].name);
+		}
+		checked++;
+	}
+	EXPECT_LE(10U, checked);
+	secmap_ko_close(ko);
+	free(ref);
+}
+
+TEST_F(ko, fixture_sections)
+{
+	struct secmap_ko_section s;
+	struct secmap_ko *ko;
+
+	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
+	ASSERT_EQ(0, secmap_ko_section(ko, ".text", &s));
+	EXPECT_TRUE(s.flags & SHF_EXECINSTR);
+	EXPECT_TRUE(s.flags & SHF_ALLOC);
+	EXPECT_EQ(2U, s.nr_symbols);		/* hot_fn, hot_fn2 */
+	EXPECT_NE(0U, s.size);
+	EXPECT_NE(0U, s.offset);
+	ASSERT_EQ(0, secmap_ko_section(ko, ".text.unlikely", &s));
+	EXPECT_TRUE(s.flags & SHF_EXECINSTR);
+	EXPECT_EQ(1U, s.nr_symbols);		/* cold_fn */
+	ASSERT_EQ(0, secmap_ko_section(ko, ".init.text", &s));
+	EXPECT_TRUE(s.flags & SHF_EXECINSTR);
+	EXPECT_EQ(1U, s.nr_symbols);		/* init_fn */
+	ASSERT_EQ(0, secmap_ko_section(ko, ".data", &s));
+	EXPECT_FALSE(s.flags & SHF_EXECINSTR);
+	EXPECT_TRUE(s.flags & SHF_WRITE);
+	EXPECT_EQ(1U, s.nr_symbols);		/* counter */
+	/* The loader clears SHF_ALLOC in its copy only; the file has it. */
+	ASSERT_EQ(0, secmap_ko_section(ko, ".data..percpu", &s));
+	EXPECT_TRUE(s.flags & SHF_ALLOC);
+	EXPECT_EQ(4U, s.size);
+	EXPECT_EQ(1U, s.nr_symbols);		/* percpu_var */
+	ASSERT_EQ(0, secmap_ko_section(ko, "__custom_table", &s));
+	EXPECT_EQ(16U, s.size);
+	EXPECT_EQ(1U, s.nr_symbols);		/* custom_table */
+	EXPECT_EQ(-ENOENT, secmap_ko_section(ko, ".nosuch", &s));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-ENOENT, secmap_ko_section(ko, ".tex", &s));
+	EXPECT_EQ(-EINVAL, secmap_ko_section(ko, NULL, &s));
+	secmap_ko_close(ko);
+	secmap_ko_close(NULL);
+}
+
+TEST_F(ko, build_id_matches_note)
+{
+	struct secmap_ko *ko;
+	const uint8_t *id;
+	char hex[130];
+	size_t len;
+
+	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
+	len = secmap_ko_build_id(ko, &id);
+	ASSERT_EQ(20U, len);		/* sha1 */
+	to_hex(id, len, hex);
+	EXPECT_STREQ(self->id_hex, hex);
+	secmap_ko_close(ko);
+}
+
+TEST_F(ko, no_build_id)
+{
+	struct secmap_ko *ko;
+	const uint8_t *id = (const uint8_t *)1;
+
+	ASSERT_EQ(0, run("cd %s && objcopy --remove-section .note.gnu.build-id fixture.ko "
+			 "plain.ko", self->dir));
+	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
+	secmap_ko_close(ko);
+	free(self->ko);
+	self->ko = path_in(self->dir, "plain.ko");
+	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
+	EXPECT_EQ(0U, secmap_ko_build_id(ko, &id));
+	EXPECT_EQ(NULL, id);
+	secmap_ko_close(ko);
+}
+
+TEST_F(ko, compressed_identical)
+{
+	const char *paths[] = { self->xz, self->zst, self->gz };
+	struct secmap_ko *plain, *ko;
+	size_t i;
+
+	ASSERT_EQ(0, secmap_ko_open(self->ko, &plain));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, secmap_ko_open(paths[i], &ko)) {
+			TH_LOG("%s", paths[i]);
+		}
+		EXPECT_TRUE(ko_same(_metadata, plain, ko));
+		secmap_ko_close(ko);
+	}
+	secmap_ko_close(plain);
+}
+
+TEST_F(ko, detected_by_magic_not_name)
+{
+	struct secmap_ko *plain, *ko;
+
+	ASSERT_EQ(0, run("cd %s && cp fixture.ko.zst renamed.ko && cp fixture.ko renamed.ko.xz "
+			 "&& cat fixture.ko.gz fixture.ko.gz > twice.gz && "
+			 "xz -c fixture.ko > two.xz && xz -c fixture.ko | head -c 0 >> two.xz",
+			 self->dir));
+	ASSERT_EQ(0, secmap_ko_open(self->ko, &plain));
+	free(self->ko);
+	self->ko = path_in(self->dir, "renamed.ko");
+	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
+	EXPECT_TRUE(ko_same(_metadata, plain, ko));
+	secmap_ko_close(ko);
+	free(self->ko);
+	self->ko = path_in(self->dir, "renamed.ko.xz");
+	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
+	EXPECT_TRUE(ko_same(_metadata, plain, ko));
+	secmap_ko_close(ko);
+	/* Two gzip members, as gzip -d reads them: the ELF, then more after it. */
+	free(self->ko);
+	self->ko = path_in(self->dir, "twice.gz");
+	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
+	EXPECT_TRUE(ko_same(_metadata, plain, ko));
+	secmap_ko_close(ko);
+	secmap_ko_close(plain);
+}
+
+/* Every 1/16th of each file, a few bytes past the ELF header, one byte short. */
+TEST_F(ko, truncated_einval)
+{
+	const char *paths[] = { self->ko, self->xz, self->zst, self->gz };
+	size_t i, k, lens[16 + 12], nlens;
+
+	for (i = 0; i < 4; i++) {
+		uint8_t *buf;
+		size_t len;
+
+		ASSERT_EQ(0, read_whole(paths[i], &buf, &len));
+		nlens = 0;
+		for (k = 0; k < 16; k++)
+			lens[nlens++] = len * k / 16;
+		for (k = 0; k < 10; k++)
+			lens[nlens++] = sizeof(Elf64_Ehdr) - 2 + k;
+		lens[nlens++] = len - 1;
+		lens[nlens++] = 1;
+		for (k = 0; k < nlens; k++) {
+			char *p;
+
+			if (lens[k] >= len)
+				continue;
+			p = put(self->dir, "cut.ko", buf, lens[k]);
+			ASSERT_NE(NULL, p);
+			EXPECT_EQ(-EINVAL, open_err(p)) {
+				TH_LOG("%s cut to %zu of %zu bytes", paths[i], lens[k], len);
+			}
+			free(p);
+		}
+		free(buf);
+	}
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static void put_u16(uint8_t *p, uint16_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+TEST_F(ko, corrupt_headers_einval)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)self->img;
+	uint8_t *buf = malloc(self->len);
+	size_t shoff = eh->e_shoff, i;
+	struct {
+		const char *what;
+		size_t off;	/* where to write, in the image */
+		uint64_t val;
+		int width;	/* 8 or 2 bytes */
+	} cases[] = {
+		{ "e_shoff past the end", offsetof(Elf64_Ehdr, e_shoff), 1ULL << 40, 8 },
+		{ "e_shoff near the end", offsetof(Elf64_Ehdr, e_shoff), self->len - 10, 8 },
+		{ "e_shoff wraps", offsetof(Elf64_Ehdr, e_shoff), UINT64_MAX - 8, 8 },
+		{ "e_shoff into the data", offsetof(Elf64_Ehdr, e_shoff), 0x41, 8 },
+		{ "e_shnum too many", offsetof(Elf64_Ehdr, e_shnum), 0xfeff, 2 },
+		{ "e_shstrndx out of range", offsetof(Elf64_Ehdr, e_shstrndx), 0xfeff, 2 },
+		{ "e_shstrndx not a strtab", offsetof(Elf64_Ehdr, e_shstrndx), 1, 2 },
+		{ "sh_offset past the end",
+		  shoff + 2 * sizeof(Elf64_Shdr) + offsetof(Elf64_Shdr, sh_offset), 1ULL << 40, 8 },
+		{ "sh_size past the end",
+		  shoff + 2 * sizeof(Elf64_Shdr) + offsetof(Elf64_Shdr, sh_size), 1ULL << 40, 8 },
+		{ "sh_size wraps",
+		  shoff + 2 * sizeof(Elf64_Shdr) + offsetof(Elf64_Shdr, sh_size), UINT64_MAX, 8 },
+	};
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(ET_REL, eh->e_type);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *p;
+
+		memcpy(buf, self->img, self->len);
+		if (cases[i].width == 8)
+			put_u64(buf + cases[i].off, cases[i].val);
+		else
+			put_u16(buf + cases[i].off, cases[i].val);
+		p = put(self->dir, "bad.ko", buf, self->len);
+		ASSERT_NE(NULL, p);
+		EXPECT_EQ(-EINVAL, open_err(p)) {
+			TH_LOG("%s", cases[i].what);
+		}
+		free(p);
+	}
+	/* A corrupt section header table, compressed: the same answer. */
+	memcpy(buf, self->img, self->len);
+	memset(buf + shoff + sizeof(Elf64_Shdr), 0xff, 3 * sizeof(Elf64_Shdr));
+	free(put(self->dir, "bad.ko", buf, self->len));
+	ASSERT_EQ(0, run("cd %s && xz -c bad.ko > bad.ko.xz && zstd -q -c bad.ko > bad.ko.zst",
+			 self->dir));
+	for (i = 0; i < 3; i++) {
+		static const char *const names[] = { "bad.ko", "bad.ko.xz", "bad.ko.zst" };
+		char *p = path_in(self->dir, names[i]);
+
+		EXPECT_EQ(-EINVAL, open_err(p)) {
+			TH_LOG("%s", names[i]);
+		}
+		free(p);
+	}
+	free(buf);
+}
+
+/* Deterministic byte flips over the headers and tables: no crash, no leak (ASan). */
+TEST_F(ko, byte_flips_never_crash)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)self->img;
+	uint8_t *buf = malloc(self->len);
+	uint32_t rnd = 0x12345678;
+	char *p = path_in(self->dir, "flip.ko");
+	int i, k, opened = 0;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, p);
+	for (i = 0; i < 400; i++) {
+		struct secmap_ko *ko;
+		struct secmap_ko_section s;
+		const uint8_t *id;
+		int err;
+
+		memcpy(buf, self->img, self->len);
+		for (k = 0; k < 1 + i % 4; k++) {
+			size_t off;
+
+			rnd = rnd * 1103515245 + 12345;
+			/* Half in the ELF header and section headers, half anywhere. */
+			if (rnd & 0x10000) {
+				off = (rnd >> 17) % (sizeof(Elf64_Ehdr) + eh->e_shnum *
+						     sizeof(Elf64_Shdr));
+				if (off >= sizeof(Elf64_Ehdr))
+					off += eh->e_shoff - sizeof(Elf64_Ehdr);
+			} else {
+				off = (rnd >> 17) % self->len;
+			}
+			if (off < self->len)
+				buf[off] ^= 1 << (rnd >> 8 & 7) | (rnd & 0x100 ? 0x80 : 0);
+		}
+		ASSERT_EQ(0, write_file(p, buf, self->len));
+		err = secmap_ko_open(p, &ko);
+		if (err) {
+			EXPECT_EQ(-EINVAL, err);
+			continue;
+		}
+		opened++;
+		secmap_ko_build_id(ko, &id);
+		for (k = 0; k < (int)(sizeof(fixture_sections) / sizeof(*fixture_sections)); k++)
+			secmap_ko_section(ko, fixture_sections[k], &s);
+		secmap_ko_close(ko);
+	}
+	TH_LOG("%d of 400 damaged files still opened", opened);
+	free(p);
+	free(buf);
+}
+
+TEST_F(ko, not_a_module)
+{
+	static const char text[] = "this is not an ELF file, nor compressed\n";
+	static const char bz2[] = "BZh91AY&SY";
+	const char *dir = self->dir;
+	uint8_t *buf;
+	size_t len;
+	char *p;
+
+	p = put(dir, "text.ko", text, sizeof(text));
+	EXPECT_EQ(-EINVAL, open_err(p));
+	free(p);
+	p = put(dir, "empty.ko", "", 0);
+	EXPECT_EQ(-EINVAL, open_err(p));
+	free(p);
+	p = put(dir, "bzip2.ko", bz2, sizeof(bz2));
+	EXPECT_EQ(-ENOTSUP, open_err(p));
+	free(p);
+	/* A gzip/xz/zstd stream of something that is not an ELF. */
+	ASSERT_EQ(0, run("cd %s && printf 'hello' | gzip -c > hello.gz && "
+			 "printf 'hello' | xz -c > hello.xz && printf 'hello' | zstd -q -c > "
+			 "hello.zst", dir));
+	p = path_in(dir, "hello.gz");
+	EXPECT_EQ(-EINVAL, open_err(p));
+	free(p);
+	p = path_in(dir, "hello.xz");
+	EXPECT_EQ(-EINVAL, open_err(p));
+	free(p);
+	p = path_in(dir, "hello.zst");
+	EXPECT_EQ(-EINVAL, open_err(p));
+	free(p);
+
+	/* Linked programs are ELF too, but not relocatable. */
+	ASSERT_EQ(0, run("cd %s && printf 'int main(void) { return 0; }\\n' > prog.c && "
+			 "cc -no-pie -o prog.exec prog.c && cc -pie -fPIE -o prog.pie prog.c && "
+			 "cc -shared -fPIC -o prog.so prog.c && xz -k prog.exec", dir));
+	p = path_in(dir, "prog.exec");
+	ASSERT_EQ(0, read_whole(p, &buf, &len));
+	EXPECT_EQ(ET_EXEC, ((Elf64_Ehdr *)buf)->e_type);
+	free(buf);
+	EXPECT_EQ(-EINVAL, open_err(p));
+	free(p);
+	p = path_in(dir, "prog.exec.xz");
+	EXPECT_EQ(-EINVAL, open_err(p));
+	free(p);
+	p = path_in(dir, "prog.pie");
+	EXPECT_EQ(-EINVAL, open_err(p));
+	free(p);
+	p = path_in(dir, "prog.so");
+	EXPECT_EQ(-EINVAL, open_err(p));
+	free(p);
+
+	/* The fixture made ELFCLASS32 in name only. */
+	buf = malloc(self->len);
+	ASSERT_NE(NULL, buf);
+	memcpy(buf, self->img, self->len);
+	buf[EI_CLASS] = ELFCLASS32;
+	p = put(dir, "class32.ko", buf, self->len);
+	EXPECT_EQ(-EINVAL, open_err(p));
+	free(p);
+	free(buf);
+
+	EXPECT_EQ(-ENOENT, open_err("/nonexistent/secmap/x.ko"));
+	EXPECT_EQ(-EISDIR, open_err(dir));
+	EXPECT_EQ(-EINVAL, open_err("/dev/null"));
+	EXPECT_EQ(-EINVAL, secmap_ko_open(NULL, (struct secmap_ko **)&buf));
+	EXPECT_EQ(-EINVAL, secmap_ko_open(self->ko, NULL));
+}
+
+/* Root reads any file, so drop to nobody in a child to see -EACCES. */
+TEST_F(ko, eacces)
+{
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, chmod(self->ko, 0));
+	ASSERT_EQ(0, chmod(self->dir, 0755));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+			_exit(2);
+		_exit(open_err(self->ko) == -EACCES ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(ko, decompress_cap_efbig)
+{
+	const char *paths[] = { self->xz, self->zst, self->gz };
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		uint8_t *in, *out;
+		size_t in_len, out_len;
+
+		ASSERT_EQ(0, read_whole(paths[i], &in, &in_len));
+		/* Exactly the size fits; a byte less does not. */
+		ASSERT_EQ(0, libsecmap_ko_decompress(in, in_len, self->len, &out, &out_len));
+		EXPECT_EQ(self->len, out_len);
+		EXPECT_EQ(0, memcmp(out, self->img, self->len));
+		free(out);
+		EXPECT_EQ(-EFBIG, libsecmap_ko_decompress(in, in_len, self->len - 1, &out,
+							  &out_len)) {
+			TH_LOG("%s", paths[i]);
+		}
+		EXPECT_EQ(NULL, out);
+		EXPECT_EQ(-EFBIG, libsecmap_ko_decompress(in, in_len, 100, &out, &out_len));
+		free(in);
+	}
+}
+
+/* A module's file in @dir/@rel (directories made), a copy of fixture.ko or @from. */
+static int place_ko(const char *dir, const char *rel, const char *from)
+{
+	return run("cd %s && mkdir -p \"$(dirname '%s')\" && cp %s '%s'", dir, rel,
+		   from ? from : "fixture.ko", rel);
+}
+
+static int find(const struct secmap_ko_search *s, const char *name, const uint8_t *id,
+		size_t id_len, const char *dir, char *rel, size_t size)
+{
+	char *path = NULL;
+	int err = secmap_ko_find(s, name, id, id_len, &path);
+
+	rel[0] = '\0';
+	if (!err) {
+		size_t dl = strlen(dir);
+
+		/* Relative to the test's directory, for readable expectations. */
+		snprintf(rel, size, "%s", strncmp(path, dir, dl) ? path : path + dl + 1);
+		free(path);
+	} else if (path != NULL || errno != -err) {
+		return 1000;
+	}
+	return err;
+}
+
+/* Every place at once, then each winner removed to show the next. */
+TEST_F(ko, find_order)
+{
+	const char *d = self->dir;
+	char rel[PATH_MAX], *p[4], *cache, *debug, *mods, *hex = self->id_hex;
+	const char *paths[3];
+	struct secmap_ko_search s = { .release = "6.1.0-test" };
+
+	p[0] = path_in(d, "paths/nomatch.ko");
+	p[1] = path_in(d, "paths/dir");
+	p[2] = NULL;
+	cache = path_in(d, "cache");
+	debug = path_in(d, "debug");
+	mods = path_in(d, "mods");
+	paths[0] = p[0];
+	paths[1] = p[1];
+	paths[2] = NULL;
+	s.paths = paths;
+	s.buildid_cache = cache;
+	s.debug_root = debug;
+	s.modules_root = mods;
+
+	ASSERT_EQ(0, place_ko(d, "paths/nomatch.ko", NULL));
+	ASSERT_EQ(0, place_ko(d, "paths/dir/a/b/foo-bar.ko.zst", "fixture.ko.zst"));
+	ASSERT_EQ(0, run("cd %s && mkdir -p cache/.build-id/%.2s/%s && cp fixture.ko "
+			 "cache/.build-id/%.2s/%s/elf && printf 'ffff t x\\n' > "
+			 "cache/.build-id/%.2s/%s/kallsyms", d, hex, hex + 2, hex, hex + 2, hex,
+			 hex + 2));
+	ASSERT_EQ(0, run("cd %s && mkdir -p debug/.build-id/%.2s && cp fixture.ko "
+			 "debug/.build-id/%.2s/%s.debug", d, hex, hex, hex + 2));
+	ASSERT_EQ(0, place_ko(d, "debug/lib/modules/6.1.0-test/kernel/misc/foo_bar.ko.debug",
+			      NULL));
+	ASSERT_EQ(0, place_ko(d, "mods/6.1.0-test/kernel/drivers/misc/foo-bar.ko.xz",
+			      "fixture.ko.xz"));
+	ASSERT_EQ(0, run("cd %s && printf '%%s\\n' 'kernel/drivers/net/dummy.ko.xz:' "
+			 "'kernel/drivers/misc/foo-bar.ko.xz: kernel/drivers/net/dummy.ko.xz' "
+			 "> mods/6.1.0-test/modules.dep", d));
+
+	/* a. the paths given, in order */
+	EXPECT_EQ(0, find(&s, "foo_bar", self->id, self->id_len, d, rel, sizeof(rel)));
+	EXPECT_STREQ("paths/dir/a/b/foo-bar.ko.zst", rel);
+	/* b. perf's cache, by build-id: the "elf" file, not "kallsyms" */
+	ASSERT_EQ(0, run("rm -r %s/paths/dir", d));
+	EXPECT_EQ(0, find(&s, "foo_bar", self->id, self->id_len, d, rel, sizeof(rel)));
+	snprintf(p[3] = malloc(300), 300, "cache/.build-id/%.2s/%s/elf", hex, hex + 2);
+	EXPECT_STREQ(p[3], rel);
+	/* ... then the debuginfo link */
+	ASSERT_EQ(0, run("rm -r %s/cache", d));
+	EXPECT_EQ(0, find(&s, "foo_bar", self->id, self->id_len, d, rel, sizeof(rel)));
+	snprintf(p[3], 300, "debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	EXPECT_STREQ(p[3], rel);
+	/* without a build-id, straight to c. */
+	EXPECT_EQ(0, find(&s, "foo_bar", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("debug/lib/modules/6.1.0-test/kernel/misc/foo_bar.ko.debug", rel);
+	/* c. the debuginfo tree of the release */
+	ASSERT_EQ(0, run("rm -r %s/debug/.build-id", d));
+	EXPECT_EQ(0, find(&s, "foo_bar", self->id, self->id_len, d, rel, sizeof(rel)));
+	EXPECT_STREQ("debug/lib/modules/6.1.0-test/kernel/misc/foo_bar.ko.debug", rel);
+	/* d. modules.dep */
+	ASSERT_EQ(0, run("rm -r %s/debug", d));
+	EXPECT_EQ(0, find(&s, "foo_bar", self->id, self->id_len, d, rel, sizeof(rel)));
+	EXPECT_STREQ("mods/6.1.0-test/kernel/drivers/misc/foo-bar.ko.xz", rel);
+	/* Another release has nothing. */
+	s.release = "6.2.0-other";
+	EXPECT_EQ(-ENOENT, find(&s, "foo_bar", self->id, self->id_len, d, rel, sizeof(rel)));
+	s.release = "6.1.0-test";
+	/* Listed, not installed: dummy.ko.xz */
+	EXPECT_EQ(-ENOENT, find(&s, "dummy", NULL, 0, d, rel, sizeof(rel)));
+	/* An explicit file is used only if its name is the module's. */
+	paths[0] = self->gz;
+	EXPECT_EQ(0, find(&s, "foo_bar", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("mods/6.1.0-test/kernel/drivers/misc/foo-bar.ko.xz", rel);
+	EXPECT_EQ(0, find(&s, "fixture", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("fixture.ko.gz", rel);
+
+	EXPECT_EQ(-EINVAL, find(&s, "", NULL, 0, d, rel, sizeof(rel)));
+	free(p[3]);
+	free(p[0]);
+	free(p[1]);
+	free(cache);
+	free(debug);
+	free(mods);
+}
+
+TEST_F(ko, find_dash_underscore)
+{
+	const char *d = self->dir;
+	const char *paths[2] = { NULL, NULL };
+	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
+				      .buildid_cache = "" };
+	char rel[PATH_MAX];
+
+	paths[0] = d;
+	s.paths = paths;
+	ASSERT_EQ(0, place_ko(d, "t/snd-hda_codec-generic.ko", NULL));
+	EXPECT_EQ(0, find(&s, "snd_hda_codec_generic", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("t/snd-hda_codec-generic.ko", rel);
+	EXPECT_EQ(0, find(&s, "snd-hda-codec-generic", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("t/snd-hda_codec-generic.ko", rel);
+	/* Whole names only, and only module file endings. */
+	EXPECT_EQ(-ENOENT, find(&s, "snd_hda_codec", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_EQ(-ENOENT, find(&s, "snd_hda_codec_generic2", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_EQ(-ENOENT, find(&s, "fixture.ko", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_EQ(-ENOENT, find(&s, "prog", NULL, 0, d, rel, sizeof(rel)));
+	/* fixture.c, fixture.o are not modules; all four fixture.ko* are: the first by path. */
+	EXPECT_EQ(0, find(&s, "fixture", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("fixture.ko", rel);
+	/* "." and ".." in a name can not reach outside. */
+	EXPECT_EQ(-EINVAL, find(&s, "../fixture", NULL, 0, d, rel, sizeof(rel)));
+	/* modules.dep names: '-' and '_' alike there too. */
+	s.paths = NULL;
+	s.modules_root = d;
+	ASSERT_EQ(0, place_ko(d, "r/kernel/sound/snd-hda-codec-generic.ko", NULL));
+	ASSERT_EQ(0, run("printf 'kernel/sound/snd-hda-codec-generic.ko:\\n' > %s/r/modules.dep",
+			 d));
+	EXPECT_EQ(0, find(&s, "snd_hda_codec_generic", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("r/kernel/sound/snd-hda-codec-generic.ko", rel);
+}
+
+TEST_F(ko, find_buildid_cache_layouts)
+{
+	const char *d = self->dir, *hex = self->id_hex;
+	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "" };
+	char rel[PATH_MAX], want[300];
+
+	s.buildid_cache = d;
+	/* perf's directory, with the module under a name other than "elf" */
+	ASSERT_EQ(0, run("cd %s && mkdir -p .build-id/%.2s/%s && "
+			 "printf 'ffff t x\\n' > .build-id/%.2s/%s/kallsyms && "
+			 "printf 'probes\\n' > .build-id/%.2s/%s/probes && "
+			 "cp fixture.ko.xz .build-id/%.2s/%s/zz-module", d, hex, hex + 2, hex,
+			 hex + 2, hex, hex + 2, hex, hex + 2));
+	EXPECT_EQ(0, find(&s, "anything", self->id, self->id_len, d, rel, sizeof(rel)));
+	snprintf(want, sizeof(want), ".build-id/%.2s/%s/zz-module", hex, hex + 2);
+	EXPECT_STREQ(want, rel);
+	/* Nothing that opens as a module in the directory */
+	ASSERT_EQ(0, run("rm %s/.build-id/%.2s/%s/zz-module", d, hex, hex + 2));
+	EXPECT_EQ(-ENOENT, find(&s, "anything", self->id, self->id_len, d, rel, sizeof(rel)));
+	/* Older perf: the link is the file itself (here a symlink to it). */
+	ASSERT_EQ(0, run("cd %s && rm -r .build-id/%.2s/%s && ln -s ../../fixture.ko "
+			 ".build-id/%.2s/%s", d, hex, hex + 2, hex, hex + 2));
+	EXPECT_EQ(0, find(&s, "anything", self->id, self->id_len, d, rel, sizeof(rel)));
+	snprintf(want, sizeof(want), ".build-id/%.2s/%s", hex, hex + 2);
+	EXPECT_STREQ(want, rel);
+	/* Another build-id is not there */
+	self->id[5] ^= 1;
+	EXPECT_EQ(-ENOENT, find(&s, "anything", self->id, self->id_len, d, rel, sizeof(rel)));
+	/* No $HOME-derived cache in a test: an empty root is skipped. */
+	s.buildid_cache = "";
+	self->id[5] ^= 1;
+	EXPECT_EQ(-ENOENT, find(&s, "anything", self->id, self->id_len, d, rel, sizeof(rel)));
+}
+
+/* One directory holding two builds of the module: the build-id decides. */
+TEST_F(ko, find_prefers_build_id_match)
+{
+	const char *d = self->dir;
+	const char *paths[2] = { NULL, NULL };
+	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
+				      .buildid_cache = "" };
+	char rel[PATH_MAX];
+
+	ASSERT_EQ(0, build_fixture(d, "other", 1));
+	ASSERT_EQ(0, place_ko(d, "tree/a-old/foo.ko", "other.ko"));
+	ASSERT_EQ(0, place_ko(d, "tree/b-new/foo.ko.gz", "fixture.ko.gz"));
+	paths[0] = path_in(d, "tree");
+	s.paths = paths;
+	EXPECT_EQ(0, find(&s, "foo", self->id, self->id_len, d, rel, sizeof(rel)));
+	EXPECT_STREQ("tree/b-new/foo.ko.gz", rel);
+	EXPECT_EQ(0, find(&s, "foo", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("tree/a-old/foo.ko", rel);
+	/* No build-id matches: still the first, for dump to report the mismatch. */
+	self->id[0] ^= 0xff;
+	EXPECT_EQ(0, find(&s, "foo", self->id, self->id_len, d, rel, sizeof(rel)));
+	EXPECT_STREQ("tree/a-old/foo.ko", rel);
+	free((char *)paths[0]);
+}
+
+/* --- secmap dump ------------------------------------------------------- */
+
+/* A snapshot of one module "fixture" with @id, sections as the kernel lists them. */
+static struct secmap_snapshot *fake_snapshot(const char *name, const uint8_t *id,
+					     size_t id_len, int with_other)
+{
+	struct secmap_snapshot *snap = libsecmap_snapshot_new();
+	char *buf = calloc(1, 4096);
+	struct nlmsghdr *nlh;
+
+	if (!snap || !buf)
+		return NULL;
+	nlh = msg_module(buf, name);
+	msg_module_info(nlh, SECMAP_MODULE_STATE_LIVE, 0, id, id_len);
+	msg_section_full(nlh, ".text", 0xffffffffc0564000ULL, 0, SECMAP_REGION_TEXT);
+	msg_section_full(nlh, ".text.unlikely", 0xffffffffc0564100ULL, 0, SECMAP_REGION_TEXT);
+	msg_section_full(nlh, ".data", 0xffffffffc0566000ULL, 0, SECMAP_REGION_DATA);
+	msg_section_full(nlh, ".data..percpu", 0xffffe8ffffc01000ULL, 0, SECMAP_REGION_PERCPU);
+	msg_section_full(nlh, ".init.text", 0xffffffffc0568000ULL,
+			 SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED, -1);
+	msg_section_full(nlh, ".gnu.linkonce.this_module", 0xffffffffc0567000ULL, 0,
+			 SECMAP_REGION_DATA);
+	if (libsecmap_parse_module_msg(nlh, snap))
+		return NULL;
+	if (with_other) {
+		nlh = msg_module(memset(buf, 0, 4096), "nosuch_mod");
+		msg_section_full(nlh, ".text", 0xffffffffc0a00000ULL, 0, SECMAP_REGION_TEXT);
+		if (libsecmap_parse_module_msg(nlh, snap))
+			return NULL;
+	}
+	free(buf);
+	return snap;
+}
+
+TEST_F(ko, cli_check_build_ids)
+{
+	uint8_t other[20];
+	struct secmap_snapshot *snap;
+	struct secmap_ko *ko;
+	char *msg = (char *)1, want[1024], other_hex[41];
+
+	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
+	/* Same build-id */
+	snap = fake_snapshot("fixture", self->id, self->id_len, 0);
+	ASSERT_NE(NULL, snap);
+	EXPECT_EQ(SECMAP_EXIT_OK, dump_ko_check(secmap_snapshot_module(snap, 0), self->ko, ko,
+						false, &msg));
+	EXPECT_EQ(NULL, msg);
+	secmap_snapshot_free(snap);
+	/* None from the kernel: nothing to compare */
+	snap = fake_snapshot("fixture", NULL, 0, 0);
+	EXPECT_EQ(SECMAP_EXIT_OK, dump_ko_check(secmap_snapshot_module(snap, 0), self->ko, ko,
+						false, &msg));
+	EXPECT_EQ(NULL, msg);
+	secmap_snapshot_free(snap);
+	/* Different: refused, or with --force a warning */
+	memset(other, 0xab, sizeof(other));
+	to_hex(other, sizeof(other), other_hex);
+	snap = fake_snapshot("fixture", other, sizeof(other), 0);
+	EXPECT_EQ(SECMAP_EXIT_KO_MISMATCH, dump_ko_check(secmap_snapshot_module(snap, 0),
+							 self->ko, ko, false, &msg));
+	snprintf(want, sizeof(want), "%s does not match the loaded module fixture (build-id %s "
+		 "vs %s); use --force to use it anyway", self->ko, self->id_hex, other_hex);
+	EXPECT_STREQ(want, msg);
+	free(msg);
+	EXPECT_EQ(SECMAP_EXIT_OK, dump_ko_check(secmap_snapshot_module(snap, 0), self->ko, ko,
+						true, &msg));
+	snprintf(want, sizeof(want), "%s does not match the loaded module fixture (build-id %s "
+		 "vs %s); using it anyway (--force)", self->ko, self->id_hex, other_hex);
+	EXPECT_STREQ(want, msg);
+	free(msg);
+	/* A shorter id that is a prefix is still another id. */
+	secmap_snapshot_free(snap);
+	snap = fake_snapshot("fixture", self->id, 16, 0);
+	EXPECT_EQ(SECMAP_EXIT_KO_MISMATCH, dump_ko_check(secmap_snapshot_module(snap, 0),
+							 self->ko, ko, false, &msg));
+	free(msg);
+	secmap_snapshot_free(snap);
+	secmap_ko_close(ko);
+	EXPECT_EQ(6, SECMAP_EXIT_KO_MISMATCH);
+	EXPECT_EQ(7, SECMAP_EXIT_NO_KO);
+}
+
+struct resolve_out {
+	int ret;
+	struct dump_ko *kos;
+	char *diag;
+	size_t diag_len;
+};
+
+static void resolve(struct secmap_snapshot *snap, const struct secmap_ko_search *s,
+		    bool force, bool named, struct resolve_out *out)
+{
+	const struct secmap_module **mods = NULL;
+	const char *missing = NULL;
+	size_t nr = 0;
+	FILE *f = open_memstream(&out->diag, &out->diag_len);
+
+	dump_select(snap, NULL, 0, &mods, &nr, &missing);
+	out->ret = dump_ko_resolve(mods, nr, s, force, named, f, &out->kos);
+	fclose(f);
+	free(mods);
+}
+
+static void resolve_free(struct resolve_out *out, size_t nr)
+{
+	dump_ko_free(out->kos, nr);
+	free(out->diag);
+	memset(out, 0, sizeof(*out));
+}
+
+TEST_F(ko, cli_resolve)
+{
+	const char *d = self->dir;
+	const char *paths[2] = { NULL, NULL };
+	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
+				      .buildid_cache = "" };
+	struct secmap_snapshot *snap;
+	struct resolve_out out = { 0 };
+	struct secmap_ko_section ref;
+	struct secmap_ko *ko;
+	uint8_t other[20];
+	char *p;
+
+	ASSERT_EQ(0, run("mkdir %s/kos && cp %s %s/kos/", d, self->xz, d));
+	paths[0] = p = path_in(d, "kos");
+	s.paths = paths;
+	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
+	ASSERT_EQ(0, secmap_ko_section(ko, ".data..percpu", &ref));
+
+	/* All modules: the one without a .ko is a notice, not an error. */
+	snap = fake_snapshot("fixture", self->id, self->id_len, 1);
+	ASSERT_NE(NULL, snap);
+	resolve(snap, &s, false, false, &out);
+	ASSERT_EQ(SECMAP_EXIT_OK, out.ret);
+	EXPECT_STREQ("Notice: no .ko found for 1 module: nosuch_mod\n", out.diag);
+	ASSERT_NE(NULL, out.kos);
+	ASSERT_NE(NULL, out.kos[0].path);
+	EXPECT_EQ(0, strcmp(out.kos[0].path + strlen(out.kos[0].path) - strlen("kos/fixture.ko.xz"),
+			    "kos/fixture.ko.xz"));
+	EXPECT_EQ(NULL, out.kos[1].path);
+	EXPECT_EQ(NULL, out.kos[1].secs);
+	/* .data..percpu, 4th of the kernel's list, found by name */
+	EXPECT_TRUE(out.kos[0].secs[3].found);
+	EXPECT_EQ(ref.size, out.kos[0].secs[3].s.size);
+	EXPECT_EQ(ref.offset, out.kos[0].secs[3].s.offset);
+	/* .gnu.linkonce.this_module: the fixture is no real module */
+	EXPECT_FALSE(out.kos[0].secs[5].found);
+	resolve_free(&out, 2);
+
+	/* Named: the missing one is an error. */
+	resolve(snap, &s, false, true, &out);
+	EXPECT_EQ(SECMAP_EXIT_NO_KO, out.ret);
+	EXPECT_EQ(NULL, out.kos);
+	resolve_free(&out, 2);
+	secmap_snapshot_free(snap);
+
+	/* Another build-id in the kernel: refused, or used with --force. */
+	memset(other, 0x5a, sizeof(other));
+	snap = fake_snapshot("fixture", other, sizeof(other), 0);
+	resolve(snap, &s, false, false, &out);
+	EXPECT_EQ(SECMAP_EXIT_KO_MISMATCH, out.ret);
+	EXPECT_EQ(NULL, out.kos);
+	resolve_free(&out, 1);
+	resolve(snap, &s, true, false, &out);
+	EXPECT_EQ(SECMAP_EXIT_OK, out.ret);
+	EXPECT_EQ(0, strncmp(out.diag, "Warning: ", 9));
+	EXPECT_NE(NULL, strstr(out.diag, "does not match the loaded module fixture"));
+	ASSERT_NE(NULL, out.kos);
+	EXPECT_NE(NULL, out.kos[0].path);
+	resolve_free(&out, 1);
+	secmap_snapshot_free(snap);
+
+	/* A file found that does not open is an error naming it. */
+	ASSERT_EQ(0, run("printf 'garbage' > %s/kos/broken.ko", d));
+	snap = fake_snapshot("broken", NULL, 0, 0);
+	resolve(snap, &s, false, false, &out);
+	EXPECT_EQ(SECMAP_EXIT_FAILURE, out.ret);
+	resolve_free(&out, 1);
+	secmap_snapshot_free(snap);
+
+	secmap_ko_close(ko);
+	free(p);
+}
+
+TEST_F(ko, cli_searched_list)
+{
+	const char *paths[3] = { "/a", "/b/c", NULL };
+	struct secmap_ko_search s = { .release = "6.1.0-9", .paths = paths,
+				      .modules_root = "/lib/modules", .debug_root = "/usr/lib/debug",
+				      .buildid_cache = "/root/.debug" };
+	uint8_t id[4] = { 0x3f, 0x2a, 0x00, 0xff };
+	struct secmap_snapshot *snap = fake_snapshot("x", id, sizeof(id), 0);
+	char *text;
+
+	ASSERT_NE(NULL, snap);
+	text = dump_ko_searched(&s, secmap_snapshot_module(snap, 0));
+	EXPECT_STREQ("/a, /b/c, /root/.debug/.build-id/3f/2a00ff, "
+		     "/usr/lib/debug/.build-id/3f/2a00ff.debug, /usr/lib/debug/lib/modules/6.1.0-9, "
+		     "/lib/modules/6.1.0-9/modules.dep", text);
+	free(text);
+	secmap_snapshot_free(snap);
+	snap = fake_snapshot("x", NULL, 0, 0);
+	s.paths = NULL;
+	s.buildid_cache = "";
+	text = dump_ko_searched(&s, secmap_snapshot_module(snap, 0));
+	EXPECT_STREQ("/usr/lib/debug/lib/modules/6.1.0-9, /lib/modules/6.1.0-9/modules.dep", text);
+	free(text);
+	secmap_snapshot_free(snap);
+}
+
+TEST_F(ko, cli_json_and_table)
+{
+	const char *paths[2] = { NULL, NULL };
+	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
+				      .buildid_cache = "" };
+	const struct secmap_module **mods = NULL;
+	struct json_object *root, *mod, *secs, *sec, *v;
+	struct secmap_snapshot *snap;
+	struct resolve_out out = { 0 };
+	struct secmap_ko_section ref;
+	struct secmap_ko *ko;
+	const char *missing;
+	char *text = NULL, want[256], num[24];
+	size_t nr, len;
+	FILE *f;
+
+	paths[0] = self->ko;
+	s.paths = paths;
+	snap = fake_snapshot("fixture", self->id, self->id_len, 1);
+	ASSERT_NE(NULL, snap);
+	resolve(snap, &s, false, false, &out);
+	ASSERT_EQ(SECMAP_EXIT_OK, out.ret);
+	ASSERT_EQ(0, dump_select(snap, NULL, 0, &mods, &nr, &missing));
+	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
+
+	root = dump_build_json_ko(mods, nr, out.kos);
+	ASSERT_NE(NULL, root);
+	mod = json_object_array_get_idx(json_object_object_get(root, "modules"), 0);
+	EXPECT_STREQ(self->ko, json_object_get_string(json_object_object_get(mod, "path")));
+	secs = json_object_object_get(mod, "sections");
+	/* .text */
+	sec = json_object_array_get_idx(secs, 0);
+	ASSERT_EQ(0, secmap_ko_section(ko, ".text", &ref));
+	EXPECT_EQ(ref.size, json_object_get_uint64(json_object_object_get(sec, "size")));
+	EXPECT_EQ(ref.offset, json_object_get_uint64(json_object_object_get(sec, "pgoff")));
+	EXPECT_TRUE(json_object_get_boolean(json_object_object_get(sec, "exec")));
+	EXPECT_EQ(2U, json_object_get_uint64(json_object_object_get(sec, "symbols")));
+	EXPECT_FALSE(json_object_get_boolean(json_object_object_get(sec, "init")));
+	/* .data..percpu */
+	sec = json_object_array_get_idx(secs, 3);
+	EXPECT_FALSE(json_object_get_boolean(json_object_object_get(sec, "exec")));
+	EXPECT_TRUE(json_object_is_type(json_object_object_get(sec, "size"), json_type_int));
+	/* .init.text keeps the kernel's flags */
+	sec = json_object_array_get_idx(secs, 4);
+	EXPECT_TRUE(json_object_get_boolean(json_object_object_get(sec, "init")));
+	EXPECT_TRUE(json_object_get_boolean(json_object_object_get(sec, "freed")));
+	EXPECT_TRUE(json_object_get_boolean(json_object_object_get(sec, "exec")));
+	/* not in the file: present, null */
+	sec = json_object_array_get_idx(secs, 5);
+	EXPECT_TRUE(json_object_object_get_ex(sec, "size", &v));
+	EXPECT_EQ(NULL, v);
+	EXPECT_TRUE(json_object_object_get_ex(sec, "exec", &v));
+	EXPECT_EQ(NULL, v);
+	EXPECT_TRUE(json_object_object_get_ex(sec, "symbols", &v));
+	EXPECT_EQ(NULL, v);
+	/* The module without a .ko: path null, sizes null */
+	mod = json_object_array_get_idx(json_object_object_get(root, "modules"), 1);
+	EXPECT_TRUE(json_object_object_get_ex(mod, "path", &v));
+	EXPECT_EQ(NULL, v);
+	sec = json_object_array_get_idx(json_object_object_get(mod, "sections"), 0);
+	EXPECT_TRUE(json_object_object_get_ex(sec, "pgoff", &v));
+	EXPECT_EQ(NULL, v);
+	EXPECT_TRUE(json_object_object_get_ex(sec, "exec", &v));
+	EXPECT_EQ(NULL, v);
+	json_object_put(root);
+
+	/* Without looking (monitor): no path, exec, symbols keys at all */
+	root = dump_module_json(mods[0]);
+	EXPECT_FALSE(json_object_object_get_ex(root, "path", NULL));
+	sec = json_object_array_get_idx(json_object_object_get(root, "sections"), 0);
+	EXPECT_FALSE(json_object_object_get_ex(sec, "exec", NULL));
+	EXPECT_TRUE(json_object_object_get_ex(sec, "size", NULL));
+	json_object_put(root);
+
+	/* The table: SIZE and PGOFF columns */
+	f = open_memstream(&text, &len);
+	ASSERT_EQ(0, dump_print_table_ko(f, mods, nr, out.kos));
+	fclose(f);
+	EXPECT_EQ(0, strncmp(text, "MODULE      SECTION                    ADDRESS             "
+			     "SIZE  PGOFF  FLAGS\n", strlen("MODULE      SECTION  ")));
+	EXPECT_NE(NULL, strstr(text, "  SIZE "));
+	EXPECT_NE(NULL, strstr(text, "  PGOFF "));
+	snprintf(want, sizeof(want), "  file %s\n", self->ko);
+	EXPECT_NE(NULL, strstr(text, want));
+	snprintf(num, sizeof(num), "0x%" PRIx64, ref.size);
+	snprintf(want, sizeof(want), "fixture     .text                      "
+		 "0xffffffffc0564000  %-4s  0x%" PRIx64 "\n", num, ref.offset);
+	EXPECT_NE(NULL, strstr(text, want)) {
+		TH_LOG("%s", text);
+	}
+	EXPECT_NE(NULL, strstr(text, "nosuch_mod  .text                      0xffffffffc0a00000  "
+			       "-     -\n")) {
+		TH_LOG("%s", text);
+	}
+	free(text);
+
+	secmap_ko_close(ko);
+	free(mods);
+	resolve_free(&out, 2);
+	secmap_snapshot_free(snap);
+}
+
+TEST_HARNESS_MAIN

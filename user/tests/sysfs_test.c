@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for secmap_snapshot_from_sysfs(): a fake /proc/modules and
+ * /sys/module tree in a temporary directory, read through @root.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "internal.h"
+
+static const uint8_t build_id[20] = {
+	0x3f, 0x2a, 0x9c, 0x01, 0x00, 0xff, 0x10, 0x20, 0x30, 0x40,
+	0x50, 0x60, 0x70, 0x80, 0x90, 0xa0, 0xb0, 0xc0, 0xd0, 0xe1,
+};
+
+/* mkdir -p of @rel's parent under @root, then write @len bytes of @data to it. */
+static int put(const char *root, const char *rel, const void *data, size_t len)
+{
+	char path[PATH_MAX], *p;
+	int fd;
+	ssize_t n;
+
+	if (snprintf(path, sizeof(path), "%s/%s", root, rel) >= (int)sizeof(path))
+		return -1;
+	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	n = write(fd, data, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+static int puts_(const char *root, const char *rel, const char *text)
+{
+	return put(root, rel, text, strlen(text));
+}
+
+static int mkdirs(const char *root, const char *rel)
+{
+	char path[PATH_MAX];
+
+	/* put() creates the parents of a dummy file; remove the file again. */
+	snprintf(path, sizeof(path), "%s/.keep", rel);
+	if (put(root, path, "", 0))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s/.keep", root, rel);
+	return unlink(path);
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/* One ELF note as the kernel's notes attribute holds it; returns its length. */
+static size_t make_note(uint8_t *buf, const char *name, uint32_t type,
+			const uint8_t *desc, uint32_t descsz)
+{
+	uint32_t namesz = strlen(name) + 1;
+	size_t off = 12;
+
+	put_u32(buf, namesz);
+	put_u32(buf + 4, descsz);
+	put_u32(buf + 8, type);
+	memset(buf + off, 0, (namesz + 3) & ~3U);
+	memcpy(buf + off, name, namesz);
+	off += (namesz + 3) & ~3U;
+	memset(buf + off, 0, (descsz + 3) & ~3U);
+	memcpy(buf + off, desc, descsz);
+	return off + ((descsz + 3) & ~3U);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+FIXTURE(sysfs) {
+	char root[64];
+	struct secmap_snapshot *snap;
+};
+
+/*
+ * Three modules, newest first as in /proc/modules:
+ *   dummy    Live, tainted OE, a build-id, five sections (dotfiles and not)
+ *   coming   Loading, no notes, no taint file
+ *   going    Unloading, "X" taint
+ */
+FIXTURE_SETUP(sysfs)
+{
+	uint8_t note[128];
+	size_t len;
+
+	strcpy(self->root, "/tmp/secmap-sysfs-test.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->root));
+	self->snap = NULL;
+
+	ASSERT_EQ(0, puts_(self->root, "proc/modules",
+			   "dummy 16384 0 - Live 0xffffffffc0564000 (OE)\n"
+			   "coming 8192 1 - Loading 0xffffffffc0a01000\n"
+			   "going 8192 0 dummy, Unloading 0xffffffffc0b00000 (X)\n"));
+
+	ASSERT_EQ(0, puts_(self->root, "sys/module/dummy/sections/.text",
+			   "0xffffffffc0564000\n"));
+	ASSERT_EQ(0, puts_(self->root, "sys/module/dummy/sections/.data",
+			   "0xffffffffc0566000\n"));
+	ASSERT_EQ(0, puts_(self->root, "sys/module/dummy/sections/.init.text",
+			   "0xffffffffc0568000\n"));
+	ASSERT_EQ(0, puts_(self->root, "sys/module/dummy/sections/.gnu.linkonce.this_module",
+			   "0xffffffffc0566100\n"));
+	ASSERT_EQ(0, puts_(self->root, "sys/module/dummy/sections/__ksymtab",
+			   "0xffffffffc0565000\n"));
+	/* Another note first, then the build-id, as a module's notes may hold. */
+	len = make_note(note, "Linux", 0x100, (const uint8_t *)"6.1", 4);
+	len += make_note(note + len, "GNU", 3, build_id, sizeof(build_id));
+	ASSERT_EQ(0, put(self->root, "sys/module/dummy/notes/.note.gnu.build-id", note, len));
+	ASSERT_EQ(0, puts_(self->root, "sys/module/dummy/taint", "OE\n"));
+
+	ASSERT_EQ(0, puts_(self->root, "sys/module/coming/sections/.init.text",
+			   "0xffffffffc0a01000\n"));
+
+	ASSERT_EQ(0, puts_(self->root, "sys/module/going/sections/.text",
+			   "0xffffffffc0b00000\n"));
+	ASSERT_EQ(0, puts_(self->root, "sys/module/going/taint", "X\n"));
+}
+
+FIXTURE_TEARDOWN(sysfs)
+{
+	secmap_snapshot_free(self->snap);
+	nftw(self->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TEST_F(sysfs, modules_in_proc_order)
+{
+	ASSERT_EQ(0, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	ASSERT_EQ(3U, secmap_snapshot_module_count(self->snap));
+	EXPECT_STREQ("dummy", secmap_module_name(secmap_snapshot_module(self->snap, 0)));
+	EXPECT_STREQ("coming", secmap_module_name(secmap_snapshot_module(self->snap, 1)));
+	EXPECT_STREQ("going", secmap_module_name(secmap_snapshot_module(self->snap, 2)));
+}
+
+TEST_F(sysfs, states)
+{
+	ASSERT_EQ(0, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	EXPECT_EQ(SECMAP_MODULE_STATE_LIVE,
+		  secmap_module_state(secmap_snapshot_find(self->snap, "dummy")));
+	EXPECT_EQ(SECMAP_MODULE_STATE_COMING,
+		  secmap_module_state(secmap_snapshot_find(self->snap, "coming")));
+	EXPECT_EQ(SECMAP_MODULE_STATE_GOING,
+		  secmap_module_state(secmap_snapshot_find(self->snap, "going")));
+}
+
+TEST_F(sysfs, section_addresses)
+{
+	const struct secmap_module *m;
+	const struct secmap_section *s;
+	size_t i;
+
+	ASSERT_EQ(0, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	m = secmap_snapshot_find(self->snap, "dummy");
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(5U, secmap_module_section_count(m));
+	s = secmap_module_find_section(m, ".text");
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(0xffffffffc0564000ULL, secmap_section_addr(s));
+	EXPECT_EQ(0U, secmap_section_flags(s));
+	EXPECT_EQ(-1, secmap_section_region(s));
+	s = secmap_module_find_section(m, ".gnu.linkonce.this_module");
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(0xffffffffc0566100ULL, secmap_section_addr(s));
+	s = secmap_module_find_section(m, "__ksymtab");
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(0xffffffffc0565000ULL, secmap_section_addr(s));
+	/* Sorted by address, whatever order readdir() gave. */
+	for (i = 1; i < secmap_module_section_count(m); i++)
+		EXPECT_LT(secmap_section_addr(secmap_module_section(m, i - 1)),
+			  secmap_section_addr(secmap_module_section(m, i)));
+	EXPECT_EQ(0U, secmap_module_region_count(m));
+	m = secmap_snapshot_find(self->snap, "coming");
+	ASSERT_NE(NULL, m);
+	ASSERT_EQ(1U, secmap_module_section_count(m));
+	EXPECT_STREQ(".init.text", secmap_section_name(secmap_module_section(m, 0)));
+	EXPECT_EQ(0xffffffffc0a01000ULL, secmap_section_addr(secmap_module_section(m, 0)));
+}
+
+TEST_F(sysfs, build_id)
+{
+	const uint8_t *id = NULL;
+
+	ASSERT_EQ(0, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	ASSERT_EQ(sizeof(build_id),
+		  secmap_module_build_id(secmap_snapshot_find(self->snap, "dummy"), &id));
+	ASSERT_NE(NULL, id);
+	EXPECT_EQ(0, memcmp(build_id, id, sizeof(build_id)));
+	EXPECT_EQ(0U, secmap_module_build_id(secmap_snapshot_find(self->snap, "coming"), &id));
+	EXPECT_EQ(NULL, id);
+}
+
+TEST_F(sysfs, taint)
+{
+	ASSERT_EQ(0, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	EXPECT_EQ((1ULL << 12) | (1ULL << 13),
+		  secmap_module_taint(secmap_snapshot_find(self->snap, "dummy")));
+	EXPECT_EQ(0U, secmap_module_taint(secmap_snapshot_find(self->snap, "coming")));
+	EXPECT_EQ(1ULL << 16, secmap_module_taint(secmap_snapshot_find(self->snap, "going")));
+}
+
+TEST_F(sysfs, taint_letters)
+{
+	ASSERT_EQ(0, puts_(self->root, "sys/module/dummy/taint", "PFOEKXCN?\n"));
+	ASSERT_EQ(0, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	/* '?' is no taint letter: ignored. */
+	EXPECT_EQ((1ULL << 0) | (1ULL << 1) | (1ULL << 12) | (1ULL << 13) | (1ULL << 15) |
+		  (1ULL << 16) | (1ULL << 10) | (1ULL << 18),
+		  secmap_module_taint(secmap_snapshot_find(self->snap, "dummy")));
+}
+
+TEST_F(sysfs, hidden_addresses_eperm)
+{
+	ASSERT_EQ(0, puts_(self->root, "sys/module/going/sections/.text",
+			   "0x0000000000000000\n"));
+	errno = 0;
+	EXPECT_EQ(-EPERM, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(NULL, self->snap);
+}
+
+TEST_F(sysfs, some_zero_is_fine)
+{
+	ASSERT_EQ(0, puts_(self->root, "sys/module/dummy/sections/.init.text", "0x0\n"));
+	ASSERT_EQ(0, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	EXPECT_EQ(0U, secmap_section_addr(secmap_module_find_section(
+			secmap_snapshot_find(self->snap, "dummy"), ".init.text")));
+}
+
+/* Unloaded between reading /proc/modules and its directory: skipped. */
+TEST_F(sysfs, vanished_module_skipped)
+{
+	ASSERT_EQ(0, puts_(self->root, "proc/modules",
+			   "ghost 4096 0 - Live 0xffffffffc0c00000\n"
+			   "dummy 16384 0 - Live 0xffffffffc0564000 (OE)\n"));
+	ASSERT_EQ(0, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	ASSERT_EQ(1U, secmap_snapshot_module_count(self->snap));
+	EXPECT_STREQ("dummy", secmap_module_name(secmap_snapshot_module(self->snap, 0)));
+}
+
+/* /sys/module/NAME there but no sections/ (no CONFIG_KALLSYMS): kept, no sections. */
+TEST_F(sysfs, no_sections_dir_kept)
+{
+	ASSERT_EQ(0, puts_(self->root, "proc/modules",
+			   "bare 4096 0 - Live 0xffffffffc0c00000\n"));
+	ASSERT_EQ(0, mkdirs(self->root, "sys/module/bare"));
+	ASSERT_EQ(0, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	ASSERT_EQ(1U, secmap_snapshot_module_count(self->snap));
+	EXPECT_EQ(0U, secmap_module_section_count(secmap_snapshot_module(self->snap, 0)));
+}
+
+TEST_F(sysfs, empty_proc_modules)
+{
+	ASSERT_EQ(0, puts_(self->root, "proc/modules", ""));
+	ASSERT_EQ(0, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	EXPECT_EQ(0U, secmap_snapshot_module_count(self->snap));
+}
+
+TEST_F(sysfs, missing_proc_modules)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/proc/modules", self->root);
+	ASSERT_EQ(0, unlink(path));
+	errno = 0;
+	EXPECT_EQ(-ENOENT, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	EXPECT_EQ(ENOENT, errno);
+}
+
+TEST_F(sysfs, malformed_address_eproto)
+{
+	static const char *const bad[] = {
+		"ffffffffc0564000\n",		/* no 0x */
+		"0x\n",				/* no digits */
+		"0xffffffffc056400g\n",		/* not hex */
+		"0x1ffffffffc0564000\n",	/* 17 digits */
+		"0xffffffffc0564000 junk\n",
+		"",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ASSERT_EQ(0, puts_(self->root, "sys/module/coming/sections/.init.text", bad[i]));
+		errno = 0;
+		EXPECT_EQ(-EPROTO, secmap_snapshot_from_sysfs(self->root, &self->snap)) {
+			TH_LOG("address text '%s'", bad[i]);
+		}
+		EXPECT_EQ(EPROTO, errno);
+		EXPECT_EQ(NULL, self->snap);
+	}
+}
+
+TEST_F(sysfs, malformed_proc_modules_eproto)
+{
+	ASSERT_EQ(0, puts_(self->root, "proc/modules", "dummy 16384 0\n"));
+	EXPECT_EQ(-EPROTO, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	/* A name that would escape sys/module/. */
+	ASSERT_EQ(0, puts_(self->root, "proc/modules", ".. 16384 0 - Live 0x0\n"));
+	EXPECT_EQ(-EPROTO, secmap_snapshot_from_sysfs(self->root, &self->snap));
+}
+
+TEST_F(sysfs, truncated_note_eproto)
+{
+	uint8_t note[64];
+	size_t len = make_note(note, "GNU", 3, build_id, sizeof(build_id));
+
+	ASSERT_EQ(0, put(self->root, "sys/module/dummy/notes/.note.gnu.build-id", note,
+			 len - 4));
+	EXPECT_EQ(-EPROTO, secmap_snapshot_from_sysfs(self->root, &self->snap));
+}
+
+/* As root, the check runs in a child that dropped to "nobody". */
+TEST_F(sysfs, unreadable_sections_eacces)
+{
+	char path[PATH_MAX];
+	int status, ret;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/sys/module/dummy/sections", self->root);
+	ASSERT_EQ(0, chmod(path, 0));
+	ASSERT_EQ(0, chmod(self->root, 0755));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct secmap_snapshot *snap = NULL;
+
+		if (geteuid() == 0 && (setgroups(0, NULL) || setgid(65534) || setuid(65534)))
+			_exit(100);
+		ret = secmap_snapshot_from_sysfs(self->root, &snap);
+		_exit(ret == -EACCES && errno == EACCES && !snap ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	chmod(path, 0755);
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 100)
+		SKIP(return, "cannot drop privileges");
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST(sysfs_null_args)
+{
+	EXPECT_EQ(-EINVAL, secmap_snapshot_from_sysfs(NULL, NULL));
+}
+
+TEST_HARNESS_MAIN
