@@ -5,6 +5,9 @@
 #   make kmod-matrix secmap.ko for every target kernel -> build/kernels/TAG/
 #   make check       set-up, host tests, and the VM lane on every target kernel
 #   make demo        boot a VM, load secmap and real modules, show `secmap dump`
+#   make install     secmap, libsecmap, headers, man pages, completion under
+#                    $(DESTDIR)$(PREFIX), and the DKMS source tree under
+#                    $(DESTDIR)/usr/src/secmap-VERSION
 #   make bench       netlink dump against the sysfs walk, with 100 and 1000 extra modules
 SECMAP_CACHE ?= /var/cache/secmap
 KERNELS ?= 6.1 6.12 sid
@@ -56,4 +59,33 @@ clean:
 	-$(MAKE) -C kmod KDIR=$(KDIR) clean
 	rm -rf $(BUILD)
 
+# --- install ----------------------------------------------------------------
+PREFIX ?= /usr/local
+INSTALL ?= install
+# The DKMS package version, from dkms.conf (PACKAGE_VERSION="0.1.0").
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="*\([^"]*\)"*$$/\1/p' $(CURDIR)/dkms.conf)
+DKMS_SRC = $(DESTDIR)/usr/src/secmap-$(VERSION)
+# Sources only: kbuild's generated *.mod.c must not be shipped.
+DKMS_KMOD_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.c)) $(wildcard kmod/*.h) \
+	kmod/Kbuild kmod/Makefile
+
+install: install-user install-dkms
+
+install-user:
+	$(MAKE) -C user install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+# Replaced whole, so that a file dropped from kmod/ does not linger.
+install-dkms:
+	@test -n "$(VERSION)" || { echo "no PACKAGE_VERSION in dkms.conf" >&2; exit 1; }
+	rm -rf $(DKMS_SRC)
+	$(INSTALL) -d $(DKMS_SRC)/kmod $(DKMS_SRC)/uapi/linux
+	$(INSTALL) -m 0644 dkms.conf $(DKMS_SRC)/dkms.conf
+	$(INSTALL) -m 0644 $(DKMS_KMOD_FILES) $(DKMS_SRC)/kmod/
+	$(INSTALL) -m 0644 uapi/linux/*.h $(DKMS_SRC)/uapi/linux/
+
+uninstall:
+	$(MAKE) -C user uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	rm -rf $(DKMS_SRC)
+
 .PHONY: all user kmod setup kmod-matrix guest check demo bench clean
+.PHONY: install install-user install-dkms uninstall

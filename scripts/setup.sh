@@ -24,7 +24,7 @@ HOST_PKGS=(
 	build-essential pkg-config clang sparse bc bison flex
 	libmnl-dev libelf-dev libjson-c-dev liblzma-dev libzstd-dev zlib1g-dev
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd debootstrap
-	python3 python3-yaml perl
+	python3 python3-yaml python3-docutils perl dkms
 	linux-headers-cloud-amd64 linux-headers-6.12-cloud-amd64
 	linux-source-6.1 linux-source-6.12
 )

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Check the layout "make install DESTDIR=... PREFIX=/usr" produces, that the
+# installed header and library build a program, and that "make uninstall"
+# removes the files again. TAP on stdout; exit 1 on failure. Needs no root.
+#
+#   bash scripts/install-test.sh
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+prefix=/usr
+n=0
+failed=0
+check() {	# check DESCRIPTION COMMAND...
+	local desc=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $desc"
+	else
+		echo "not ok $n - $desc"
+		failed=$((failed + 1))
+	fi
+}
+
+tmp=$(mktemp -d /tmp/secmap-install-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+dest=$tmp/root
+log=$tmp/log
+
+version=$(sed -n 's/^PACKAGE_VERSION="*\([^"]*\)"*$/\1/p' "$top/dkms.conf")
+if ! make -C "$top" install DESTDIR="$dest" PREFIX="$prefix" >"$log" 2>&1; then
+	sed 's/^/# /' "$log"
+	echo "Bail out! make install failed"
+	exit 1
+fi
+check "make install DESTDIR=... PREFIX=$prefix" true
+
+p=$dest$prefix
+check "sbin/secmap is executable" test -x "$p/sbin/secmap"
+check "lib/libsecmap.so.0" test -f "$p/lib/libsecmap.so.0"
+check "lib/libsecmap.so -> libsecmap.so.0" test "$(readlink "$p/lib/libsecmap.so")" = libsecmap.so.0
+check "lib/libsecmap.a" test -f "$p/lib/libsecmap.a"
+check "include/secmap.h" cmp -s "$top/user/include/secmap.h" "$p/include/secmap.h"
+check "include/linux/secmap.h (uapi)" cmp -s "$top/uapi/linux/secmap.h" "$p/include/linux/secmap.h"
+for page in secmap secmap-dump secmap-info secmap-monitor; do
+	check "share/man/man8/$page.8 is roff" grep -q '^\.TH' "$p/share/man/man8/$page.8"
+done
+check "bash completion" cmp -s "$top/user/bash-completion/secmap" \
+	"$p/share/bash-completion/completions/secmap"
+check "soname libsecmap.so.0" sh -c \
+	"readelf -d '$p/lib/libsecmap.so.0' | grep -q 'SONAME.*\[libsecmap.so.0\]'"
+check "secmap_snapshot_from_sysfs@@LIBSECMAP_0.3 exported" sh -c \
+	"readelf --dyn-syms -W '$p/lib/libsecmap.so.0' | grep -q 'secmap_snapshot_from_sysfs@@LIBSECMAP_0.3'"
+check "installed secmap --version" sh -c "'$p/sbin/secmap' --version | grep -q '^secmap v'"
+
+# A consumer built only against the installed files.
+cat >"$tmp/prog.c" <<'C'
+#include <errno.h>
+#include <stdio.h>
+#include <secmap.h>
+
+int main(void)
+{
+	struct secmap_snapshot *snap = NULL;
+	int err = secmap_snapshot_from_sysfs("/nonexistent", &snap);
+
+	printf("# %d %s\n", err, secmap_module_state_name(SECMAP_MODULE_STATE_LIVE));
+	return err == -ENOENT && !snap ? 0 : 1;
+}
+C
+check "program builds against installed header and libsecmap.so" \
+	"${CC:-cc}" -Wall -Werror -I"$p/include" -o "$tmp/prog" "$tmp/prog.c" -L"$p/lib" -lsecmap
+check "and runs" env LD_LIBRARY_PATH="$p/lib" "$tmp/prog"
+
+s=$dest/usr/src/secmap-$version
+check "DKMS tree usr/src/secmap-$version/dkms.conf" cmp -s "$top/dkms.conf" "$s/dkms.conf"
+check "DKMS tree kmod/ Kbuild, Makefile, sources" sh -c \
+	"test -f '$s/kmod/Kbuild' && test -f '$s/kmod/Makefile' && ls '$s'/kmod/*.c '$s'/kmod/*.h >/dev/null"
+check "DKMS tree uapi/linux/secmap.h" test -f "$s/uapi/linux/secmap.h"
+check "DKMS tree has no build products" test -z \
+	"$(find "$s" \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \) -print)"
+
+if make -C "$top" uninstall DESTDIR="$dest" PREFIX="$prefix" >"$log" 2>&1; then
+	check "make uninstall leaves no files" test -z "$(find "$dest" ! -type d -print)"
+else
+	sed 's/^/# /' "$log"
+	check "make uninstall" false
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ] || { echo "# $failed of $n failed"; exit 1; }
