@@ -60,6 +60,13 @@ for variant in gcc clang sanitize; do
 	grep -E '^(not )?ok ' "$tapdir/host-$variant.tap" | grep -v '^ok' || true
 done
 
+step "install layout and DKMS builds (6.1, 6.12)"
+bash scripts/install-test.sh >"$tapdir/install.tap" 2>&1
+tap_result install-run.tap $? "install-test.sh ran to completion"
+bash scripts/dkms-test.sh >"$tapdir/dkms.tap" 2>&1
+tap_result dkms-run.tap $? "dkms-test.sh ran to completion"
+grep -h '^not ok' "$tapdir/install.tap" "$tapdir/dkms.tap" || true
+
 step "userspace for the VMs"
 mkdir -p "$build/guest/tests"
 make -s -C user OUTPUT="$build/guest/" all >"$build/guest/build.log" 2>&1 &&

@@ -73,6 +73,10 @@ add_rel() {
 	loaded[$name]=1
 	copy_module "$rel" "$root/lib/modules/early/$name.ko"
 	order+=("/lib/modules/early/$name.ko")
+	# Also as Debian ships it (compressed), where secmap dump looks for it.
+	mkdir -p "$(dirname "$root/lib/modules/$release/$rel")"
+	cp "$moddir/$rel" "$root/lib/modules/$release/$rel"
+	grep -E "^$rel:" "$moddir/modules.dep" >>"$root/lib/modules/$release/modules.dep"
 	echo "$name" >>"$root/etc/secmap/real-modules"
 }
 for m in $EARLY_MODULES; do add_with_deps "$m"; done
