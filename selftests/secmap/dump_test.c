@@ -261,24 +261,13 @@ TEST(cli_json_matches_dump)
 {
 	struct secmap_snapshot *snap = dump(_metadata);
 	struct json_object *root, *modules;
-	char *text = NULL;
-	size_t len = 0, i;
-	FILE *cli, *buf;
-	char chunk[4096];
-	size_t got;
+	size_t i;
+	int status;
 
 	ASSERT_NE(NULL, snap);
-	cli = popen(SECMAP_CLI " dump --json", "r");
-	ASSERT_NE(NULL, cli);
-	buf = open_memstream(&text, &len);
-	ASSERT_NE(NULL, buf);
-	while ((got = fread(chunk, 1, sizeof(chunk), cli)) > 0)
-		fwrite(chunk, 1, got, buf);
-	fclose(buf);
-	ASSERT_EQ(0, pclose(cli));
-
-	root = json_tokener_parse(text);
-	ASSERT_NE(NULL, root) TH_LOG("not JSON: %.200s", text);
+	root = run_json(SECMAP_CLI " dump --json", &status);
+	ASSERT_EQ(0, status);
+	ASSERT_NE(NULL, root);
 	ASSERT_TRUE(json_object_object_get_ex(root, "modules", &modules));
 	ASSERT_EQ(secmap_snapshot_module_count(snap), json_object_array_length(modules));
 	for (i = 0; i < json_object_array_length(modules); i++) {
@@ -305,7 +294,6 @@ TEST(cli_json_matches_dump)
 		}
 	}
 	json_object_put(root);
-	free(text);
 	secmap_snapshot_free(snap);
 }
 

@@ -4,6 +4,11 @@
 #define SECMAP_VM_UTIL_H
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <json-c/json.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdbool.h>
@@ -130,6 +135,43 @@ static inline int ko_build_id(const char *path, struct build_id *id)
 	int ret = for_each_ko_section(path, read_build_id_note, id);
 
 	return ret == 1 ? 0 : ret ? ret : -ENOENT;
+}
+
+/*
+ * Run shell command @cmd and parse its standard output as JSON. Returns the
+ * object (caller puts it) or NULL; *@status gets the exit status.
+ */
+static inline struct json_object *run_json(const char *cmd, int *status)
+{
+	struct json_object *root = NULL;
+	char chunk[4096], *text = NULL;
+	size_t len = 0, got;
+	FILE *out, *buf;
+	int rc;
+
+	*status = -1;
+	out = popen(cmd, "r");
+	if (!out)
+		return NULL;
+	buf = open_memstream(&text, &len);
+	while (buf && (got = fread(chunk, 1, sizeof(chunk), out)) > 0)
+		fwrite(chunk, 1, got, buf);
+	if (buf)
+		fclose(buf);
+	rc = pclose(out);
+	*status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+	if (text)
+		root = json_tokener_parse(text);
+	free(text);
+	return root;
+}
+
+/* The member @key of JSON object @obj, or NULL. */
+static inline struct json_object *jget(struct json_object *obj, const char *key)
+{
+	struct json_object *val = NULL;
+
+	return obj && json_object_object_get_ex(obj, key, &val) ? val : NULL;
 }
 
 #endif /* SECMAP_VM_UTIL_H */
