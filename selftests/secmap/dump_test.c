@@ -91,26 +91,6 @@ static int list_sysfs_modules(char names[][NAME_MAX + 1], int max)
 	return n;
 }
 
-static struct secmap_snapshot *dump(struct __test_metadata *_metadata)
-{
-	struct secmap_snapshot *snap = NULL;
-	struct secmap_client *client;
-	int ret;
-
-	ret = secmap_client_open(&client);
-	if (ret)
-		TH_LOG("secmap_client_open: %s", secmap_strerror(ret));
-	EXPECT_EQ(0, ret);
-	if (ret)
-		return NULL;
-	ret = secmap_client_dump(client, &snap);
-	if (ret)
-		TH_LOG("secmap_client_dump: %s", secmap_strerror(ret));
-	EXPECT_EQ(0, ret);
-	secmap_client_close(client);
-	return snap;
-}
-
 /* Asserts that the dump of @name matches sysfs exactly, both ways. */
 static void expect_module_matches_sysfs(struct __test_metadata *_metadata,
 					const struct secmap_snapshot *snap, const char *name)

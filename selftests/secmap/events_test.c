@@ -28,29 +28,6 @@
 #define SECMAP_KO	TEST_MODULE_DIR "/secmap.ko"
 #define STRESS_CYCLES	200
 
-static struct secmap_client *open_client(struct __test_metadata *_metadata)
-{
-	struct secmap_client *client = NULL;
-	int ret = secmap_client_open(&client);
-
-	EXPECT_EQ(0, ret) TH_LOG("secmap_client_open: %s", secmap_strerror(ret));
-	return client;
-}
-
-static struct secmap_snapshot *dump(struct __test_metadata *_metadata)
-{
-	struct secmap_client *client = open_client(_metadata);
-	struct secmap_snapshot *snap = NULL;
-	int ret;
-
-	if (!client)
-		return NULL;
-	ret = secmap_client_dump(client, &snap);
-	EXPECT_EQ(0, ret) TH_LOG("dump: %s", secmap_strerror(ret));
-	secmap_client_close(client);
-	return snap;
-}
-
 static unsigned long long read_param(const char *module, const char *param)
 {
 	char path[256];

@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 
 #include <json-c/json.h>
+
+#include "secmap.h"
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdbool.h>
@@ -173,5 +175,32 @@ static inline struct json_object *jget(struct json_object *obj, const char *key)
 
 	return obj && json_object_object_get_ex(obj, key, &val) ? val : NULL;
 }
+
+#ifdef __KSELFTEST_HARNESS_H
+/* For test bodies: a client, or NULL after a failed expectation. */
+static inline struct secmap_client *open_client(struct __test_metadata *_metadata)
+{
+	struct secmap_client *client = NULL;
+	int ret = secmap_client_open(&client);
+
+	EXPECT_EQ(0, ret) TH_LOG("secmap_client_open: %s", secmap_strerror(ret));
+	return client;
+}
+
+/* A netlink dump, or NULL after a failed expectation. */
+static inline struct secmap_snapshot *dump(struct __test_metadata *_metadata)
+{
+	struct secmap_client *client = open_client(_metadata);
+	struct secmap_snapshot *snap = NULL;
+	int ret;
+
+	if (!client)
+		return NULL;
+	ret = secmap_client_dump(client, &snap);
+	EXPECT_EQ(0, ret) TH_LOG("secmap_client_dump: %s", secmap_strerror(ret));
+	secmap_client_close(client);
+	return snap;
+}
+#endif
 
 #endif /* SECMAP_VM_UTIL_H */
