@@ -53,12 +53,15 @@ copy_module() {
 module_name() { local b=${1##*/}; b=${b%%.ko*}; echo "${b//-/_}"; }
 
 # modules.dep: "path: dep1 dep2"; deps are loaded last-listed first.
+dep_line() {
+	grep -E "(^|/)$1\.ko[^:]*:" "$moddir/modules.dep" | head -n 1 | grep . ||
+		die "module $1 not in $moddir/modules.dep"
+}
 declare -A loaded=()
 order=()
 add_with_deps() {
 	local want=$1 line rel deps i
-	line=$(grep -E "(^|/)$want\.ko[^:]*:" "$moddir/modules.dep" | head -n 1) ||
-		die "module $want not in $moddir/modules.dep"
+	line=$(dep_line "$want")
 	rel=${line%%:*}
 	read -r -a deps <<<"${line#*:}"
 	for ((i = ${#deps[@]} - 1; i >= 0; i--)); do
@@ -82,7 +85,7 @@ add_rel() {
 for m in $EARLY_MODULES; do add_with_deps "$m"; done
 printf '%s\n' "${order[@]}" >"$root/etc/secmap/early-order"
 for m in $LATE_MODULES; do
-	line=$(grep -E "(^|/)$m\.ko[^:]*:" "$moddir/modules.dep" | head -n 1) || die "no $m"
+	line=$(dep_line "$m")
 	copy_module "${line%%:*}" "$root/lib/modules/late/$m.ko"
 done
 
