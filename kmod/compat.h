@@ -144,36 +144,20 @@ static inline void secmap_compat_err_no_module(struct netlink_ext_ack *extack,
 }
 #endif
 
-#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
-/*
- * Filtered netlink multicast (nlmsg_multicast_filtered(), absent from 6.1,
- * present in 6.12): deliver events only to sockets whose opener has
- * CAP_SYSLOG in the initial user namespace. Read from the socket's file
- * credentials without LSM hooks: this runs in atomic context, and the
- * socket stays valid while it is on the group's list.
- */
-static inline int secmap_compat_skip_reader(struct sock *dsk, struct sk_buff *skb, void *data)
-{
-	const struct socket *sock = READ_ONCE(dsk->sk_socket);
-	const struct file *file = sock ? READ_ONCE(sock->file) : NULL;
-	const struct cred *cred = file ? file->f_cred : NULL;
-
-	return !cred || cred->user_ns != &init_user_ns ||
-	       !cap_raised(cred->cap_effective, CAP_SYSLOG);
-}
-
+#if KERNEL_VERSION(6, 8, 0) <= LINUX_VERSION_CODE
+/* 6.8 "genetlink: introduce helpers to do filtered multicast". */
 static inline void secmap_compat_multicast(struct genl_family *family, struct sk_buff *skb,
 					   unsigned int group)
 {
 	genlmsg_multicast_netns_filtered(family, &init_net, skb, 0, group, GFP_ATOMIC,
-					 secmap_compat_skip_reader, NULL);
+					 secmap_subscribers_skip, NULL);
 }
 #else
-/* 6.1 has no filtered multicast: the group's CAP_SYS_ADMIN gate is all. */
+/* Without filtered multicast, the group cannot tell subscribers apart. */
 static inline void secmap_compat_multicast(struct genl_family *family, struct sk_buff *skb,
 					   unsigned int group)
 {
-	genlmsg_multicast(family, skb, 0, group, GFP_ATOMIC);
+	secmap_subscribers_unicast(skb);
 }
 #endif
 

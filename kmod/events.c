@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Notifications on the "events" multicast group: MODULE_NEW, MODULE_LIVE,
- * MODULE_GONE, each with a sequence number and two timestamps.
+ * MODULE_GONE, each with a sequence number and two timestamps, for
+ * subscribed sockets only (subscribe.c).
  */
 #include "internal.h"
 #include "compat.h"
@@ -25,6 +26,19 @@ void secmap_events_enable(bool on)
 }
 
 /**
+ * secmap_events_last_seq_locked() - sequence number of the last event
+ *
+ * Read with the registry generation, it tells which events a snapshot
+ * taken at that generation already includes.
+ *
+ * Return: 0 before the first event. Caller holds the registry lock.
+ */
+u64 secmap_events_last_seq_locked(void)
+{
+	return event_seq;
+}
+
+/**
  * secmap_event_alloc() - a buffer large enough for one event
  * @cmd: the SECMAP_CMD_*_NTF the buffer is for
  * @entry: the module for MODULE_NEW (which carries sections), else NULL
@@ -32,16 +46,14 @@ void secmap_events_enable(bool on)
  *
  * Allocated before taking the registry lock when the caller may sleep.
  *
- * Return: the buffer, or NULL if nobody listens or memory is short.
+ * Return: the buffer, or NULL if nobody subscribed or memory is short.
  */
 struct sk_buff *secmap_event_alloc(u8 cmd, const struct secmap_entry *entry, gfp_t gfp)
 {
 	size_t size = nla_total_size(MODULE_NAME_LEN) + nla_total_size(sizeof(u32)) +
 		      nla_total_size(3 * nla_total_size_64bit(sizeof(u64)));
 
-	/* The group id is only valid once the family is registered. */
-	if (!READ_ONCE(events_on) ||
-	    !genl_has_listeners(&secmap_genl_family, &init_net, SECMAP_MCGRP_EVENTS_ID))
+	if (!READ_ONCE(events_on) || !secmap_subscribers_any())
 		return NULL;
 	if (cmd == SECMAP_CMD_MODULE_NEW_NTF && entry)
 		size += secmap_module_msg_size(entry);
@@ -67,13 +79,15 @@ static int put_event(struct sk_buff *skb, u64 seq)
 }
 
 /**
- * secmap_event_send_locked() - number, stamp and multicast one event
+ * secmap_event_send_locked() - number, stamp and send one event
  * @skb: from secmap_event_alloc(), consumed; NULL if none could be had
  * @cmd: SECMAP_CMD_MODULE_NEW_NTF, _LIVE_NTF or _GONE_NTF
  * @entry: the module (NULL only when it could not even be captured)
  *
  * Every event takes a sequence number, sent or not, so that a listener
- * sees a gap where one was lost. Caller holds the registry lock.
+ * sees a gap where one was lost. Caller holds the registry lock and has
+ * already applied the change, so a snapshot taken at the generation
+ * secmap_events_last_seq_locked() is read with includes this event.
  */
 void secmap_event_send_locked(struct sk_buff *skb, u8 cmd, const struct secmap_entry *entry)
 {

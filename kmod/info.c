@@ -12,7 +12,7 @@ const struct nla_policy secmap_info_get_policy[SECMAP_A_INFO_MAX + 1] = {
 };
 
 /**
- * secmap_info_get_doit() - reply with version, generation, release, hook
+ * secmap_info_get_doit() - reply with version, generation, release, hook, event seq
  * @skb: request
  * @info: request attributes
  *
@@ -21,20 +21,27 @@ const struct nla_policy secmap_info_get_policy[SECMAP_A_INFO_MAX + 1] = {
 int secmap_info_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *reply;
+	u64 generation, seq;
 	void *hdr;
 	int ret;
 
 	ret = secmap_netlink_check_version(info->nlhdr, info->extack);
 	if (ret)
 		return ret;
+	/* Together, so a client can tell which events a snapshot includes. */
+	secmap_registry_lock();
+	generation = secmap_registry_generation_locked();
+	seq = secmap_events_last_seq_locked();
+	secmap_registry_unlock();
+
 	reply = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!reply)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(reply, info, &secmap_genl_family, 0, SECMAP_CMD_INFO_GET);
 	if (!hdr ||
 	    nla_put_u32(reply, SECMAP_A_INFO_VERSION, SECMAP_GENL_VERSION) ||
-	    nla_put_u64_64bit(reply, SECMAP_A_INFO_GENERATION, secmap_registry_generation(),
-			      SECMAP_A_INFO_PAD) ||
+	    nla_put_u64_64bit(reply, SECMAP_A_INFO_GENERATION, generation, SECMAP_A_INFO_PAD) ||
+	    nla_put_u64_64bit(reply, SECMAP_A_INFO_EVENT_SEQ, seq, SECMAP_A_INFO_PAD) ||
 	    nla_put_string(reply, SECMAP_A_INFO_RELEASE, init_utsname()->release) ||
 	    nla_put_u32(reply, SECMAP_A_INFO_HOOK, secmap_tracking_hook())) {
 		nlmsg_free(reply);

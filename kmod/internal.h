@@ -79,7 +79,7 @@ struct secmap_entry *secmap_capture(const struct module *mod, u8 state, gfp_t gf
 void secmap_entry_put(struct secmap_entry *entry);
 void secmap_registry_lock(void);
 void secmap_registry_unlock(void);
-u64 secmap_registry_generation(void);
+u64 secmap_registry_generation_locked(void);
 bool secmap_registry_add_locked(struct secmap_entry *entry);
 struct secmap_entry *secmap_registry_find_locked(const struct module *mod);
 void secmap_registry_set_state_locked(struct secmap_entry *entry, u8 state);
@@ -105,6 +105,7 @@ int secmap_module_msg_fill(struct sk_buff *skb, const struct secmap_entry *entry
 struct sk_buff *secmap_event_alloc(u8 cmd, const struct secmap_entry *entry, gfp_t gfp);
 void secmap_event_send_locked(struct sk_buff *skb, u8 cmd, const struct secmap_entry *entry);
 void secmap_events_enable(bool on);
+u64 secmap_events_last_seq_locked(void);
 
 /* netlink.c */
 int secmap_netlink_init(void);
@@ -120,6 +121,15 @@ extern const struct nla_policy secmap_module_get_policy[SECMAP_A_MODULE_NAME + 1
 int secmap_module_get_doit(struct sk_buff *skb, struct genl_info *info);
 int secmap_module_get_start(struct netlink_callback *cb);
 int secmap_module_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/* subscribe.c: SECMAP_CMD_EVENTS_SUBSCRIBE and event delivery */
+extern const struct nla_policy secmap_events_subscribe_policy[SECMAP_A_MODULE_MAX + 1];
+int secmap_events_subscribe_doit(struct sk_buff *skb, struct genl_info *info);
+bool secmap_subscribers_any(void);
+int secmap_subscribers_skip(struct sock *dsk, struct sk_buff *skb, void *data);
+void secmap_subscribers_unicast(struct sk_buff *skb);
+int secmap_subscribers_init(void);
+void secmap_subscribers_exit(void);
 
 /* info.c: SECMAP_CMD_INFO_GET */
 extern const struct nla_policy secmap_info_get_policy[SECMAP_A_INFO_MAX + 1];

@@ -19,18 +19,26 @@ static int __init secmap_init(void)
 	if (ret)
 		return ret;
 
+	/* Follow socket releases before any socket can subscribe. */
+	ret = secmap_subscribers_init();
+	if (ret)
+		goto err_tracking;
 	ret = secmap_netlink_init();
-	if (ret) {
-		secmap_tracking_exit();
-		secmap_registry_clear();
-		return ret;
-	}
+	if (ret)
+		goto err_subscribers;
 	secmap_events_enable(true);
 
 	bytes = secmap_registry_memory(&nr_entries, &nr_sections);
 	pr_info("tracking %u modules, %u sections in %zu bytes\n", nr_entries, nr_sections,
 		bytes);
 	return 0;
+
+err_subscribers:
+	secmap_subscribers_exit();
+err_tracking:
+	secmap_tracking_exit();
+	secmap_registry_clear();
+	return ret;
 }
 
 static void __exit secmap_exit(void)
@@ -39,6 +47,7 @@ static void __exit secmap_exit(void)
 	secmap_events_enable(false);
 	secmap_tracking_exit();
 	secmap_netlink_exit();
+	secmap_subscribers_exit();
 	secmap_registry_clear();
 }
 

@@ -86,18 +86,21 @@ static const struct genl_ops secmap_genl_ops[] = {
 		.policy		= secmap_info_get_policy,
 		.maxattr	= ARRAY_SIZE(secmap_info_get_policy) - 1,
 	},
+	{
+		.cmd		= SECMAP_CMD_EVENTS_SUBSCRIBE,
+		.doit		= secmap_events_subscribe_doit,
+		.policy		= secmap_events_subscribe_policy,
+		.maxattr	= ARRAY_SIZE(secmap_events_subscribe_policy) - 1,
+	},
 };
 
 /*
- * The genetlink core can only gate subscription on CAP_NET_ADMIN or
- * CAP_SYS_ADMIN (family->bind cannot refuse); events carry addresses, so
- * take the stricter of the two. Where the kernel can filter delivery,
- * events also reach only CAP_SYSLOG holders (compat.h).
+ * Anyone may join; only sockets that passed SECMAP_CMD_EVENTS_SUBSCRIBE
+ * receive anything (subscribe.c).
  */
 static const struct genl_multicast_group secmap_mcgrps[] = {
 	[SECMAP_MCGRP_EVENTS_ID] = {
 		.name	= SECMAP_MCGRP_EVENTS,
-		.flags	= GENL_MCAST_CAP_SYS_ADMIN,
 	},
 };
 

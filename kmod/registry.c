@@ -53,18 +53,15 @@ void secmap_registry_unlock(void)
 }
 
 /**
- * secmap_registry_generation() - the current generation
+ * secmap_registry_generation_locked() - the current generation
  *
  * Return: a counter bumped by every load, init completion and unload.
+ * Caller holds the registry lock.
  */
-u64 secmap_registry_generation(void)
+u64 secmap_registry_generation_locked(void)
 {
-	u64 gen;
-
-	spin_lock(&registry_lock);
-	gen = generation;
-	spin_unlock(&registry_lock);
-	return gen;
+	lockdep_assert_held(&registry_lock);
+	return generation;
 }
 
 /**

@@ -3,9 +3,11 @@
  * In-VM tests of how the secmap family treats requests, spoken in raw
  * netlink (libmnl only) so that libsecmap cannot hide a kernel mistake:
  * malformed requests are refused with the right errno and an extack
- * message, and a well-formed GET answers.
+ * message, a well-formed GET answers, and the "events" group delivers
+ * nothing to a socket that did not subscribe.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,10 @@
 #include "kselftest_harness.h"
 #include <linux/secmap.h>
 
+#include "vm_util.h"
+
+#define LATE_KO		TEST_MODULE_DIR "/secmap_test_late.ko"
+
 struct reply {
 	int error;		/* 0, or the negative errno of an NLMSG_ERROR */
 	char extack[256];	/* NLMSGERR_ATTR_MSG, if any */
@@ -32,15 +38,46 @@ struct reply {
 FIXTURE(nl) {
 	struct mnl_socket *sock;
 	uint16_t family;
+	uint32_t mcgrp_events;
 	unsigned int seq;
 	char buf[32768];	/* MNL_SOCKET_BUFFER_SIZE is not a constant */
 };
 
+struct family_ids {
+	uint16_t family;
+	uint32_t mcgrp_events;
+};
+
+/* One CTRL_ATTR_MCAST_GRP_* nest: remember the id if it is "events". */
+static void parse_mcgrp(const struct nlattr *grp, struct family_ids *ids)
+{
+	const struct nlattr *attr;
+	const char *name = NULL;
+	uint32_t id = 0;
+
+	mnl_attr_for_each_nested(attr, grp) {
+		if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GRP_NAME &&
+		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) >= 0)
+			name = mnl_attr_get_str(attr);
+		if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GRP_ID &&
+		    mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
+			id = mnl_attr_get_u32(attr);
+	}
+	if (name && !strcmp(name, SECMAP_MCGRP_EVENTS))
+		ids->mcgrp_events = id;
+}
+
 static int family_attr_cb(const struct nlattr *attr, void *data)
 {
+	struct family_ids *ids = data;
+	const struct nlattr *grp;
+
 	if (mnl_attr_get_type(attr) == CTRL_ATTR_FAMILY_ID &&
 	    mnl_attr_validate(attr, MNL_TYPE_U16) >= 0)
-		*(uint16_t *)data = mnl_attr_get_u16(attr);
+		ids->family = mnl_attr_get_u16(attr);
+	if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GROUPS)
+		mnl_attr_for_each_nested(grp, attr)
+			parse_mcgrp(grp, ids);
 	return MNL_CB_OK;
 }
 
@@ -52,6 +89,7 @@ static int family_cb(const struct nlmsghdr *nlh, void *data)
 
 FIXTURE_SETUP(nl)
 {
+	struct family_ids ids = { 0 };
 	struct nlmsghdr *nlh;
 	struct genlmsghdr *genl;
 	int one = 1, ret;
@@ -74,9 +112,11 @@ FIXTURE_SETUP(nl)
 	ASSERT_LT(0, mnl_socket_sendto(self->sock, nlh, nlh->nlmsg_len));
 	ret = mnl_socket_recvfrom(self->sock, self->buf, sizeof(self->buf));
 	ASSERT_LT(0, ret);
-	ASSERT_LE(MNL_CB_STOP, mnl_cb_run(self->buf, ret, self->seq, 0, family_cb,
-					  &self->family));
+	ASSERT_LE(MNL_CB_STOP, mnl_cb_run(self->buf, ret, self->seq, 0, family_cb, &ids));
+	self->family = ids.family;
+	self->mcgrp_events = ids.mcgrp_events;
 	ASSERT_NE(0, self->family) TH_LOG("secmap family not registered");
+	ASSERT_NE(0, self->mcgrp_events) TH_LOG("no \"events\" group");
 }
 
 FIXTURE_TEARDOWN(nl)
@@ -338,6 +378,65 @@ TEST_F(nl, info_refuses_attributes)
 	r = transact(_metadata, self, request(self, SECMAP_CMD_INFO_GET, SECMAP_GENL_VERSION, 0));
 	EXPECT_EQ(0, r.error) TH_LOG("extack: %s", r.extack);
 	EXPECT_EQ(1, r.nr_messages);
+}
+
+TEST_F(nl, subscribe_refuses_attributes)
+{
+	struct nlmsghdr *nlh = request(self, SECMAP_CMD_EVENTS_SUBSCRIBE, SECMAP_GENL_VERSION, 0);
+	struct reply r;
+
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, "secmap");
+	r = transact(_metadata, self, nlh);
+	EXPECT_EQ(-EINVAL, r.error);
+	EXPECT_NE(0, r.extack[0]);
+	r = transact(_metadata, self, request(self, SECMAP_CMD_EVENTS_SUBSCRIBE, 0, 0));
+	EXPECT_EQ(-EOPNOTSUPP, r.error);
+	EXPECT_NE(0, r.extack[0]);
+}
+
+/* Count datagrams from the events group arriving within @ms. */
+static int count_events(struct __test_metadata *_metadata, FIXTURE_DATA(nl) *self, int ms)
+{
+	struct pollfd pfd = { .fd = mnl_socket_get_fd(self->sock), .events = POLLIN };
+	int n = 0;
+
+	while (poll(&pfd, 1, ms) > 0) {
+		int len = mnl_socket_recvfrom(self->sock, self->buf, sizeof(self->buf));
+
+		if (len < 0 && errno == ENOBUFS)
+			continue;
+		ASSERT_LT(0, len);
+		if (((struct nlmsghdr *)self->buf)->nlmsg_type == self->family)
+			n++;
+		ms = 200;
+	}
+	return n;
+}
+
+/*
+ * Anyone may join the group, but the kernel delivers only to sockets that
+ * subscribed, which needs what reading addresses needs: checked here in
+ * raw netlink, so no library check can stand in for the kernel's.
+ */
+TEST_F(nl, events_reach_only_subscribed_sockets)
+{
+	unsigned int group = self->mcgrp_events;
+	struct reply r;
+
+	ASSERT_EQ(0, mnl_socket_setsockopt(self->sock, NETLINK_ADD_MEMBERSHIP, &group,
+					   sizeof(group)));
+	ASSERT_EQ(0, load_module(LATE_KO));
+	ASSERT_EQ(0, unload_module("secmap_test_late"));
+	EXPECT_EQ(0, count_events(_metadata, self, 1000))
+		TH_LOG("a group member that did not subscribe received events");
+
+	r = transact(_metadata, self, request(self, SECMAP_CMD_EVENTS_SUBSCRIBE,
+					       SECMAP_GENL_VERSION, 0));
+	ASSERT_EQ(0, r.error) TH_LOG("extack: %s", r.extack);
+	ASSERT_EQ(0, load_module(LATE_KO));
+	ASSERT_EQ(0, unload_module("secmap_test_late"));
+	/* new, live, gone */
+	EXPECT_EQ(3, count_events(_metadata, self, 2000));
 }
 
 TEST_HARNESS_MAIN

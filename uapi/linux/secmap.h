@@ -87,6 +87,9 @@ enum secmap_hook {
  *	about to be freed
  * @SECMAP_CMD_MODULE_GONE_NTF: event: the module was unloaded or its init
  *	failed; only name and event attributes
+ * @SECMAP_CMD_EVENTS_SUBSCRIBE: let the requesting socket receive the
+ *	"events" group (it must also join it); checked like MODULE_GET. The
+ *	socket stays subscribed until it is closed.
  */
 enum secmap_cmd {
 	SECMAP_CMD_UNSPEC,
@@ -95,6 +98,7 @@ enum secmap_cmd {
 	SECMAP_CMD_MODULE_NEW_NTF,
 	SECMAP_CMD_MODULE_LIVE_NTF,
 	SECMAP_CMD_MODULE_GONE_NTF,
+	SECMAP_CMD_EVENTS_SUBSCRIBE,
 
 	/* add new commands above here */
 	__SECMAP_CMD_CNT,
@@ -199,6 +203,9 @@ enum secmap_a_event {
  *	and unload; multi-part dumps compare it to flag NLM_F_DUMP_INTR
  * @SECMAP_A_INFO_RELEASE: string, the kernel release (uname -r)
  * @SECMAP_A_INFO_HOOK: u32, &enum secmap_hook
+ * @SECMAP_A_INFO_EVENT_SEQ: u64, sequence number of the last event (0:
+ *	none yet), read together with the generation: a snapshot taken while
+ *	the generation stays at this reply's includes every event up to it
  */
 enum secmap_a_info {
 	SECMAP_A_INFO_UNSPEC,
@@ -207,6 +214,7 @@ enum secmap_a_info {
 	SECMAP_A_INFO_GENERATION,
 	SECMAP_A_INFO_RELEASE,
 	SECMAP_A_INFO_HOOK,
+	SECMAP_A_INFO_EVENT_SEQ,
 
 	__SECMAP_A_INFO_CNT,
 	SECMAP_A_INFO_MAX = __SECMAP_A_INFO_CNT - 1

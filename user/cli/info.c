@@ -49,7 +49,8 @@ struct json_object *info_build_json(const struct secmap_info *info)
 	    obj_add(obj, "generation", json_object_new_uint64(info->generation)) ||
 	    obj_add(obj, "release", json_object_new_string(info->release)) ||
 	    (hook ? obj_add(obj, "hook", json_object_new_string(hook)) :
-		    obj_add_null(obj, "hook"))) {
+		    obj_add_null(obj, "hook")) ||
+	    obj_add(obj, "event_seq", json_object_new_uint64(info->event_seq))) {
 		json_object_put(obj);
 		return NULL;
 	}
@@ -79,6 +80,7 @@ int info_print(FILE *f, const struct secmap_info *info)
 		fprintf(f, "hook        %s\n", hook);
 	else
 		fprintf(f, "hook        unknown (%" PRIu32 ")\n", info->hook);
+	fprintf(f, "event seq   %" PRIu64 "\n", info->event_seq);
 	if (fflush(f) == EOF || ferror(f))
 		return errno ? -errno : -EIO;
 	return 0;

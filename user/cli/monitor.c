@@ -23,9 +23,10 @@ static void monitor_usage(FILE *f)
 		"Usage: %s monitor [-j|--json] [-p|--pretty] [--count N] [--timeout-ms T]\n"
 		"\n"
 		"Print one line per module event as it arrives: new (loaded, with its\n"
-		"sections), live (init done, init sections freed) and gone (unloaded),\n"
-		"and a \"lost\" line when events were missed; re-dump then.\n"
-		"Needs CAP_SYS_ADMIN. Stops on SIGINT/SIGTERM.\n"
+		"sections), live (init done, init sections freed) and gone (unloaded).\n"
+		"When events were missed, secmap re-reads every module and prints one\n"
+		"\"resync\" line instead, with the count of events it replaces.\n"
+		"Needs CAP_SYSLOG. Stops on SIGINT/SIGTERM.\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json          one JSON object per line\n"
@@ -45,6 +46,8 @@ static const char *event_name(uint32_t type)
 		return "live";
 	case SECMAP_CMD_MODULE_GONE_NTF:
 		return "gone";
+	case SECMAP_EVENT_RESYNC:
+		return "resync";
 	default:
 		return "unknown";
 	}
@@ -57,32 +60,54 @@ static int flush_text(FILE *f)
 	return 0;
 }
 
-int monitor_print_lost(FILE *f, uint64_t count)
+/* Events were lost: the modules as they are now replace them. */
+static int print_resync(FILE *f, const struct secmap_event *ev)
 {
-	struct json_object *obj;
+	const struct secmap_snapshot *snap = secmap_event_snapshot(ev);
+	size_t i, n = secmap_snapshot_module_count(snap);
+	struct json_object *obj, *mods;
 	int err;
 
 	errno = 0;
 	if (!json_output) {
-		if (count)
-			fprintf(f, "!!! lost %" PRIu64 " event%s; re-dump to resync\n", count,
-				count == 1 ? "" : "s");
-		else
-			fprintf(f, "!!! lost events: receive buffer overrun; re-dump to resync\n");
+		fprintf(f, "!!! lost %" PRIu64 " event%s; resynced at seq %" PRIu64
+			": %zu module%s loaded\n", secmap_event_lost(ev),
+			secmap_event_lost(ev) == 1 ? "" : "s", secmap_event_seq(ev), n,
+			n == 1 ? "" : "s");
 		return flush_text(f);
 	}
 	obj = json_object_new_object();
-	if (!obj)
-		return -ENOMEM;
-	if (obj_add(obj, "event", json_object_new_string("lost")) ||
-	    (count ? obj_add(obj, "count", json_object_new_uint64(count)) :
-		     obj_add_null(obj, "count"))) {
-		json_object_put(obj);
-		return -ENOMEM;
+	mods = json_object_new_array();
+	if (!obj || !mods ||
+	    obj_add(obj, "event", json_object_new_string("resync")) ||
+	    obj_add(obj, "seq", json_object_new_uint64(secmap_event_seq(ev))) ||
+	    obj_add(obj, "lost", json_object_new_uint64(secmap_event_lost(ev))) ||
+	    obj_add(obj, "modules", mods))
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		const struct secmap_module *mod = secmap_snapshot_module(snap, i);
+		const char *state = secmap_module_state_name(secmap_module_state(mod));
+		struct json_object *m = json_object_new_object();
+
+		if (!m || json_object_array_add(mods, m)) {
+			json_object_put(m);
+			goto nomem_obj;
+		}
+		if (obj_add(m, "name", json_object_new_string(secmap_module_name(mod))) ||
+		    (state ? obj_add(m, "state", json_object_new_string(state)) :
+			     obj_add_null(m, "state")))
+			goto nomem_obj;
 	}
 	err = print_json_compact(f, obj);
 	json_object_put(obj);
 	return err;
+nomem:
+	/* obj_add() consumed mods only if it was reached. */
+	if (!obj || json_object_object_get(obj, "modules") != mods)
+		json_object_put(mods);
+nomem_obj:
+	json_object_put(obj);
+	return -ENOMEM;
 }
 
 /* LIVE and GONE carry only the name and state. */
@@ -130,13 +155,9 @@ int monitor_print_event(FILE *f, const struct secmap_event *ev)
 {
 	const struct secmap_module *mod = secmap_event_module(ev);
 	size_t nsec;
-	int err;
 
-	if (secmap_event_lost(ev)) {
-		err = monitor_print_lost(f, secmap_event_lost(ev));
-		if (err)
-			return err;
-	}
+	if (secmap_event_type(ev) == SECMAP_EVENT_RESYNC)
+		return print_resync(f, ev);
 	if (json_output)
 		return print_event_json(f, ev);
 
@@ -217,10 +238,8 @@ static int monitor_loop(struct secmap_client *client, int sfd, const struct moni
 			ret = secmap_client_next_event(client, &ev, 0);
 			if (ret == -EAGAIN)
 				break;
-			if (ret == -ENOBUFS) {
-				ret = monitor_print_lost(stdout, 0);
-			} else if (ret == -EPROTO) {
-				/* Counted as lost by the sequence gap the next event shows. */
+			if (ret == -EPROTO) {
+				/* The sequence gap it leaves makes the next event a resync. */
 				fprintf(stderr, "Warning: skipped a malformed event\n");
 				continue;
 			} else if (ret) {
@@ -298,7 +317,7 @@ int do_monitor(int argc, char **argv)
 	err = secmap_client_subscribe(client);
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
-			p_err("subscribing to secmap events needs CAP_SYS_ADMIN");
+			p_err("subscribing to secmap events needs CAP_SYSLOG (and kptr_restrict < 2)");
 		else if (err == -EOPNOTSUPP)
 			p_err("the loaded secmap module does not send events");
 		else

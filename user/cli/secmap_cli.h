@@ -52,12 +52,10 @@ struct json_object *info_build_json(const struct secmap_info *info);
 int info_print(FILE *f, const struct secmap_info *info);
 
 /*
- * "secmap monitor": one line per event (preceded by a "lost" line if the
- * event reports a gap), honouring json_output; 0 or -errno from writing.
+ * "secmap monitor": one line per event (a resync says how many events it
+ * replaces), honouring json_output; 0 or -errno from writing.
  */
 int monitor_print_event(FILE *f, const struct secmap_event *event);
-/* A "lost" line; @count 0: an overrun, how many is not known yet. */
-int monitor_print_lost(FILE *f, uint64_t count);
 
 int do_dump(int argc, char **argv);
 int do_info(int argc, char **argv);

@@ -33,6 +33,12 @@ struct secmap_info {
 	uint32_t hook;		/* enum secmap_hook */
 	uint64_t generation;	/* bumped on every load, init completion, unload */
 	char release[65];	/* kernel release, as uname -r */
+	/*
+	 * Sequence number of the last event, read with @generation: a dump
+	 * during which the generation stays the same includes every event up
+	 * to it. 0: no event yet.
+	 */
+	uint64_t event_seq;
 };
 
 /*
@@ -67,12 +73,20 @@ int secmap_client_get(struct secmap_client *client, const char *name,
 int secmap_client_info(struct secmap_client *client, struct secmap_info *info);
 
 /*
- * Events. Subscribe (-EPERM without the capability), then poll
- * secmap_client_fd() and call secmap_client_next_event(). -EAGAIN: nothing
- * within @timeout_ms (0: don't wait, -1: forever). -ENOBUFS: the socket
- * overran and events were lost; the caller should re-dump, and the next
- * event reports the loss in secmap_event_lost().
+ * Events. Subscribe (-EPERM without the capability the kernel asks for
+ * reading addresses), then poll secmap_client_fd() and call
+ * secmap_client_next_event(). -EAGAIN: nothing within @timeout_ms (0: don't
+ * wait, -1: forever).
+ *
+ * Events are not lost silently. When some were (the socket overran, or the
+ * sequence numbers jump), the library re-dumps and returns one event of
+ * type SECMAP_EVENT_RESYNC instead: secmap_event_snapshot() holds every
+ * module as it is now, secmap_event_lost() how many events it replaces.
+ * Events the snapshot already includes are then skipped. Likewise, once
+ * subscribed, secmap_client_dump() returns a snapshot the following
+ * events continue exactly (none it includes, none missing).
  */
+#define SECMAP_EVENT_RESYNC 0x100
 int secmap_client_subscribe(struct secmap_client *client);
 int secmap_client_fd(const struct secmap_client *client);
 int secmap_client_next_event(struct secmap_client *client, struct secmap_event **event,
@@ -82,10 +96,15 @@ uint32_t secmap_event_type(const struct secmap_event *event);	/* SECMAP_CMD_MODU
 uint64_t secmap_event_seq(const struct secmap_event *event);
 uint64_t secmap_event_time_local_ns(const struct secmap_event *event);
 uint64_t secmap_event_time_mono_ns(const struct secmap_event *event);
-/* Events missed just before this one (sequence gap); 0 normally. */
+/* Events not delivered one by one before this one; 0 except for a resync. */
 uint64_t secmap_event_lost(const struct secmap_event *event);
-/* Name and state always; sections, regions and build-id with MODULE_NEW. */
+/*
+ * Name and state always; sections, regions and build-id with MODULE_NEW.
+ * NULL for SECMAP_EVENT_RESYNC.
+ */
 const struct secmap_module *secmap_event_module(const struct secmap_event *event);
+/* SECMAP_EVENT_RESYNC: every module after the loss; owned by @event. */
+const struct secmap_snapshot *secmap_event_snapshot(const struct secmap_event *event);
 
 void secmap_snapshot_free(struct secmap_snapshot *snapshot);
 size_t secmap_snapshot_module_count(const struct secmap_snapshot *snapshot);

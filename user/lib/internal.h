@@ -49,17 +49,23 @@ struct secmap_module {
 };
 
 struct secmap_event {
-	uint32_t type;		/* SECMAP_CMD_MODULE_*_NTF */
+	uint32_t type;		/* SECMAP_CMD_MODULE_*_NTF or SECMAP_EVENT_RESYNC */
 	uint64_t seq;
 	uint64_t time_local_ns;
 	uint64_t time_mono_ns;
 	uint64_t lost;
 	struct secmap_module module;
+	struct secmap_snapshot *snapshot;	/* SECMAP_EVENT_RESYNC only */
 };
 
 /* What a listener remembers between events to notice lost ones. */
 struct libsecmap_event_state {
 	uint64_t last_seq;	/* 0: no event seen yet */
+	/*
+	 * After a snapshot that includes every event up to this one: events
+	 * at or below it are dropped. 0: none pending.
+	 */
+	uint64_t covered_seq;
 	bool overrun;		/* ENOBUFS since the last event */
 };
 
@@ -98,7 +104,8 @@ int libsecmap_parse_info_msg(const struct nlmsghdr *nlh, struct secmap_info *inf
 
 /*
  * Parse one message from the "events" group. On success *@event is the
- * event, or NULL for a command this libsecmap does not know (skip it).
+ * event, or NULL for a command this libsecmap does not know or an event
+ * at or below @st->covered_seq (skip it).
  * Updates @st (sequence, pending overrun) only on success, and computes
  * secmap_event_lost() from the gap to the previous event. 0, -EPROTO or
  * -ENOMEM.

@@ -671,6 +671,14 @@ int libsecmap_parse_event_msg(const struct nlmsghdr *nlh, struct libsecmap_event
 		secmap_event_free(ev);
 		return libsecmap_err(err);
 	}
+	/* Sent before a snapshot the caller already has: nothing new. */
+	if (st->covered_seq) {
+		if (ev->seq <= st->covered_seq) {
+			secmap_event_free(ev);
+			return 0;
+		}
+		st->covered_seq = 0;
+	}
 	/* A number going backwards: the kernel module was reloaded; no gap. */
 	if (st->last_seq && ev->seq > st->last_seq)
 		ev->lost = ev->seq - st->last_seq - 1;
@@ -685,7 +693,7 @@ int libsecmap_parse_event_msg(const struct nlmsghdr *nlh, struct libsecmap_event
 
 int libsecmap_parse_info_msg(const struct nlmsghdr *nlh, struct secmap_info *info)
 {
-	bool have_version = false, have_gen = false, have_hook = false;
+	bool have_version = false, have_gen = false, have_hook = false, have_seq = false;
 	const struct genlmsghdr *genl = genl_header(nlh);
 	struct secmap_info out = { 0 };
 	const struct nlattr *attr;
@@ -713,12 +721,16 @@ int libsecmap_parse_info_msg(const struct nlmsghdr *nlh, struct secmap_info *inf
 			if (attr_u32(attr, &have_hook, &out.hook))
 				return libsecmap_err(-EPROTO);
 			break;
+		case SECMAP_A_INFO_EVENT_SEQ:
+			if (attr_u64(attr, &have_seq, &out.event_seq))
+				return libsecmap_err(-EPROTO);
+			break;
 		default:
 			break;
 		}
 	}
 	if (has_garbage(attr, mnl_nlmsg_get_payload_tail(nlh)) || !have_version || !have_gen ||
-	    !release || !have_hook)
+	    !release || !have_hook || !have_seq)
 		return libsecmap_err(-EPROTO);
 	strcpy(out.release, release);
 	*info = out;
@@ -786,12 +798,62 @@ int libsecmap_dump_retry(int (*once)(void *arg, struct secmap_snapshot *snap), v
 	}
 }
 
+/*
+ * A dump and the sequence number of the last event it includes: INFO
+ * before and after must show the same generation, else nothing tells
+ * which events it missed; retried like NLM_F_DUMP_INTR.
+ */
+static int client_dump_covered(struct secmap_client *c, struct secmap_snapshot **snapshot,
+			       uint64_t *covered_seq)
+{
+	struct secmap_info before, after;
+	struct secmap_snapshot *snap;
+	int err, tries;
+
+	*snapshot = NULL;
+	for (tries = 1;; tries++) {
+		err = secmap_client_info(c, &before);
+		if (err)
+			return err;
+		err = libsecmap_dump_retry(client_dump_once, c, &c->dump_retries, &snap);
+		if (err)
+			return err;
+		err = secmap_client_info(c, &after);
+		if (err) {
+			secmap_snapshot_free(snap);
+			return err;
+		}
+		if (before.generation == after.generation) {
+			*snapshot = snap;
+			*covered_seq = after.event_seq;
+			return 0;
+		}
+		secmap_snapshot_free(snap);
+		if (tries >= SECMAP_DUMP_MAX_TRIES)
+			return libsecmap_err(-EAGAIN);
+		c->dump_retries++;
+	}
+}
+
 SECMAP_EXPORT int secmap_client_dump(struct secmap_client *client,
 				     struct secmap_snapshot **snapshot)
 {
+	uint64_t covered;
+	int err;
+
 	if (!client || !snapshot)
 		return libsecmap_err(-EINVAL);
-	return libsecmap_dump_retry(client_dump_once, client, &client->dump_retries, snapshot);
+	if (!client->ev_nl)
+		return libsecmap_dump_retry(client_dump_once, client, &client->dump_retries,
+					    snapshot);
+	/* Subscribed: events continue exactly where this snapshot ends. */
+	err = client_dump_covered(client, snapshot, &covered);
+	if (err)
+		return err;
+	client->ev_state.last_seq = covered;
+	client->ev_state.covered_seq = covered;
+	client->ev_state.overrun = false;
+	return 0;
 }
 
 SECMAP_EXPORT unsigned long secmap_client_dump_retries(const struct secmap_client *client)
@@ -886,9 +948,52 @@ SECMAP_EXPORT int secmap_client_info(struct secmap_client *client, struct secmap
 	return err ? libsecmap_err(err) : 0;
 }
 
+static int ignore_event(const struct nlmsghdr *nlh, void *data)
+{
+	(void)nlh;
+	(void)data;
+	return MNL_CB_OK;
+}
+
+/*
+ * SECMAP_CMD_EVENTS_SUBSCRIBE, sent on the events socket itself: the kernel
+ * lists the socket a request comes from. Events that beat the ACK are
+ * dropped: a dump made after subscribing includes them.
+ */
+static int subscribe_socket(struct secmap_client *c, struct mnl_socket *nl)
+{
+	struct recv_ctx ctx = { .client = c };
+	unsigned int seq, portid = mnl_socket_get_portid(nl);
+	struct nlmsghdr *nlh;
+	ssize_t n;
+	int ret;
+
+	nlh = put_genl_request(c, c->family, NLM_F_ACK, SECMAP_CMD_EVENTS_SUBSCRIBE,
+			       SECMAP_GENL_VERSION);
+	seq = nlh->nlmsg_seq;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	for (;;) {
+		n = sock_recv(mnl_socket_get_fd(nl), &c->ev_buf, &c->ev_size);
+		if (n == -EINTR)
+			continue;
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			return -EPROTO;
+		ret = mnl_cb_run2(c->ev_buf, n, seq, portid, ignore_event, &ctx,
+				  ctl_cbs, ARRAY_SIZE(ctl_cbs));
+		if (ret == MNL_CB_ERROR)
+			return ctx.err ? ctx.err : -EPROTO;
+		if (ret == MNL_CB_STOP)
+			return ctx.err;
+	}
+}
+
 SECMAP_EXPORT int secmap_client_subscribe(struct secmap_client *client)
 {
-	int fd, flags, rcvbuf = SECMAP_EVENT_RCVBUF, err;
+	int fd, flags, rcvbuf = SECMAP_EVENT_RCVBUF, one = 1, err;
+	struct secmap_info info;
 	struct mnl_socket *nl;
 	unsigned int group;
 
@@ -909,24 +1014,41 @@ SECMAP_EXPORT int secmap_client_subscribe(struct secmap_client *client)
 	if (!nl)
 		return libsecmap_err(-errno);
 	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
-		goto fail;
+		goto fail_errno;
 	fd = mnl_socket_get_fd(nl);
+	/* Errors without our request echoed back; old kernels do without. */
+	if (mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one)) < 0 &&
+	    errno != ENOPROTOOPT)
+		goto fail_errno;
+	/* Best effort: capped by net.core.rmem_max; a resync recovers the rest. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	/* -EPERM without CAP_SYSLOG (or with kptr_restrict=2), as for a dump. */
+	err = subscribe_socket(client, nl);
+	if (err)
+		goto fail;
+	group = client->mcgrp_events;
+	if (mnl_socket_setsockopt(nl, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)) < 0)
+		goto fail_errno;
 	/* Readiness comes from poll(); a spurious wakeup must not block. */
 	flags = fcntl(fd, F_GETFL);
 	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
-		goto fail;
-	/* Best effort: capped by net.core.rmem_max; ENOBUFS reports the rest. */
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	group = client->mcgrp_events;
-	/* The kernel asks CAP_SYS_ADMIN of subscribers: EPERM otherwise. */
-	if (mnl_socket_setsockopt(nl, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)) < 0)
+		goto fail_errno;
+	/*
+	 * Joined: from here on nothing is missed. Events up to now count as
+	 * before the subscription, so a loss is measured from here.
+	 */
+	err = secmap_client_info(client, &info);
+	if (err)
 		goto fail;
 	client->ev_nl = nl;
 	client->ev_len = client->ev_off = 0;
 	memset(&client->ev_state, 0, sizeof(client->ev_state));
+	client->ev_state.last_seq = info.event_seq;
+	client->ev_state.covered_seq = info.event_seq;
 	return 0;
-fail:
+fail_errno:
 	err = -errno;
+fail:
 	mnl_socket_close(nl);
 	return libsecmap_err(err);
 }
@@ -976,6 +1098,56 @@ static int next_buffered_event(struct secmap_client *c, struct secmap_event **ev
 	return 0;
 }
 
+/*
+ * After an overrun the kernel drops every new event, without telling, until
+ * the queue is empty. Empty it before re-dumping: the dump includes what
+ * was queued.
+ */
+static void drain_events(int fd)
+{
+	/* Bounded, in case events arrive as fast as they are discarded. */
+	int left = 1 << 16;
+
+	while (left-- > 0) {
+		if (recv(fd, NULL, 0, MSG_DONTWAIT | MSG_TRUNC) >= 0)
+			continue;
+		if (errno != EINTR && errno != ENOBUFS)
+			break;
+	}
+}
+
+/*
+ * Events were lost after @last_seq (0: none seen): re-dump and hand out the
+ * snapshot as one event; the events it includes will be skipped.
+ */
+static int client_resync(struct secmap_client *c, uint64_t last_seq,
+			 struct secmap_event **event)
+{
+	struct secmap_snapshot *snap;
+	struct secmap_event *ev;
+	uint64_t covered;
+	int err;
+
+	err = client_dump_covered(c, &snap, &covered);
+	if (err)
+		return err;
+	ev = calloc(1, sizeof(*ev));
+	if (!ev) {
+		secmap_snapshot_free(snap);
+		return -ENOMEM;
+	}
+	ev->type = SECMAP_EVENT_RESYNC;
+	ev->seq = covered;
+	/* At least one was lost, even when the numbers cannot say how many. */
+	ev->lost = last_seq && covered > last_seq ? covered - last_seq : 1;
+	ev->snapshot = snap;
+	c->ev_state.last_seq = covered;
+	c->ev_state.covered_seq = covered;
+	c->ev_state.overrun = false;
+	*event = ev;
+	return 0;
+}
+
 SECMAP_EXPORT int secmap_client_next_event(struct secmap_client *client,
 					   struct secmap_event **event, int timeout_ms)
 {
@@ -994,8 +1166,19 @@ SECMAP_EXPORT int secmap_client_next_event(struct secmap_client *client,
 	pfd.events = POLLIN;
 	for (;;) {
 		ret = next_buffered_event(client, event);
+		if (ret < 0)
+			return libsecmap_err(ret);
+		if (ret && secmap_event_lost(*event)) {
+			uint64_t last = (*event)->seq - (*event)->lost - 1;
+
+			/* The snapshot includes this event too. */
+			secmap_event_free(*event);
+			*event = NULL;
+			ret = client_resync(client, last, event);
+			return ret ? libsecmap_err(ret) : 0;
+		}
 		if (ret)
-			return ret < 0 ? libsecmap_err(ret) : 0;
+			return 0;
 
 		wait = timeout_ms;
 		if (timeout_ms > 0) {
@@ -1012,10 +1195,12 @@ SECMAP_EXPORT int secmap_client_next_event(struct secmap_client *client,
 		if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
 			continue;
 		if (n == -ENOBUFS) {
-			/* The next event tells how many by its sequence gap. */
+			/* If the re-dump fails, the next event still reports a loss. */
 			client->ev_state.overrun = true;
 			client->ev_len = client->ev_off = 0;
-			return libsecmap_err(-ENOBUFS);
+			drain_events(pfd.fd);
+			ret = client_resync(client, client->ev_state.last_seq, event);
+			return ret ? libsecmap_err(ret) : 0;
 		}
 		if (n < 0)
 			return libsecmap_err((int)n);

@@ -278,6 +278,7 @@ SECMAP_EXPORT void secmap_event_free(struct secmap_event *event)
 	if (!event)
 		return;
 	libsecmap_module_release(&event->module);
+	secmap_snapshot_free(event->snapshot);
 	free(event);
 }
 
@@ -308,7 +309,12 @@ SECMAP_EXPORT uint64_t secmap_event_lost(const struct secmap_event *event)
 
 SECMAP_EXPORT const struct secmap_module *secmap_event_module(const struct secmap_event *event)
 {
-	return event ? &event->module : NULL;
+	return event && event->type != SECMAP_EVENT_RESYNC ? &event->module : NULL;
+}
+
+SECMAP_EXPORT const struct secmap_snapshot *secmap_event_snapshot(const struct secmap_event *event)
+{
+	return event ? event->snapshot : NULL;
 }
 
 SECMAP_EXPORT const char *secmap_strerror(int err)

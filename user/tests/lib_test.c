@@ -742,13 +742,15 @@ TEST_F(parse, info_good)
 	struct nlmsghdr *nlh;
 
 	memset(&info, 0x55, sizeof(info));
-	nlh = msg_info(self->buf, 1, 0x100000002ULL, "6.1.0-18-amd64", SECMAP_HOOK_TRACEPOINT);
+	nlh = msg_info(self->buf, 1, 0x100000002ULL, "6.1.0-18-amd64", SECMAP_HOOK_TRACEPOINT,
+		       0x300000004ULL);
 	mnl_attr_put_u32(nlh, SECMAP_A_INFO_MAX + 1, 5);
 	ASSERT_EQ(0, parse_info_exact(nlh, &info));
 	EXPECT_EQ(1U, info.version);
 	EXPECT_EQ(0x100000002ULL, info.generation);
 	EXPECT_STREQ("6.1.0-18-amd64", info.release);
 	EXPECT_EQ(SECMAP_HOOK_TRACEPOINT, info.hook);
+	EXPECT_EQ(0x300000004ULL, info.event_seq);
 }
 
 TEST_F(parse, info_release_lengths)
@@ -758,11 +760,11 @@ TEST_F(parse, info_release_lengths)
 
 	memset(rel, 'r', 64);
 	rel[64] = '\0';
-	ASSERT_EQ(0, parse_info_exact(msg_info(self->buf, 1, 1, rel, 2), &info));
+	ASSERT_EQ(0, parse_info_exact(msg_info(self->buf, 1, 1, rel, 2, 0), &info));
 	EXPECT_STREQ(rel, info.release);
 	rel[64] = 'r';
 	rel[65] = '\0';
-	EXPECT_EQ(-EPROTO, parse_info_exact(msg_info(self->buf, 1, 1, rel, 2), &info));
+	EXPECT_EQ(-EPROTO, parse_info_exact(msg_info(self->buf, 1, 1, rel, 2, 0), &info));
 }
 
 TEST_F(parse, info_malformed)
@@ -778,24 +780,35 @@ TEST_F(parse, info_malformed)
 	mnl_attr_put_u64(nlh, SECMAP_A_INFO_GENERATION, 1);
 	mnl_attr_put_strz(nlh, SECMAP_A_INFO_RELEASE, "6.1.0");
 	mnl_attr_put_u32(nlh, SECMAP_A_INFO_HOOK, 1);
+	mnl_attr_put_u64(nlh, SECMAP_A_INFO_EVENT_SEQ, 1);
 	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
 
 	nlh = msg_start(self->buf, SECMAP_CMD_INFO_GET);
 	mnl_attr_put_u32(nlh, SECMAP_A_INFO_VERSION, 1);
 	mnl_attr_put_strz(nlh, SECMAP_A_INFO_RELEASE, "6.1.0");
 	mnl_attr_put_u32(nlh, SECMAP_A_INFO_HOOK, 1);
+	mnl_attr_put_u64(nlh, SECMAP_A_INFO_EVENT_SEQ, 1);
 	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
 
 	nlh = msg_start(self->buf, SECMAP_CMD_INFO_GET);
 	mnl_attr_put_u32(nlh, SECMAP_A_INFO_VERSION, 1);
 	mnl_attr_put_u64(nlh, SECMAP_A_INFO_GENERATION, 1);
 	mnl_attr_put_u32(nlh, SECMAP_A_INFO_HOOK, 1);
+	mnl_attr_put_u64(nlh, SECMAP_A_INFO_EVENT_SEQ, 1);
 	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
 
 	nlh = msg_start(self->buf, SECMAP_CMD_INFO_GET);
 	mnl_attr_put_u32(nlh, SECMAP_A_INFO_VERSION, 1);
 	mnl_attr_put_u64(nlh, SECMAP_A_INFO_GENERATION, 1);
 	mnl_attr_put_strz(nlh, SECMAP_A_INFO_RELEASE, "6.1.0");
+	mnl_attr_put_u64(nlh, SECMAP_A_INFO_EVENT_SEQ, 1);
+	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
+
+	nlh = msg_start(self->buf, SECMAP_CMD_INFO_GET);
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_VERSION, 1);
+	mnl_attr_put_u64(nlh, SECMAP_A_INFO_GENERATION, 1);
+	mnl_attr_put_strz(nlh, SECMAP_A_INFO_RELEASE, "6.1.0");
+	mnl_attr_put_u32(nlh, SECMAP_A_INFO_HOOK, 1);
 	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
 
 	/* Wrong lengths. */
@@ -822,12 +835,12 @@ TEST_F(parse, info_malformed)
 	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
 
 	/* A module reply is not an info reply. */
-	nlh = msg_info(self->buf, 1, 1, "6.1.0", 1);
+	nlh = msg_info(self->buf, 1, 1, "6.1.0", 1, 0);
 	((struct genlmsghdr *)mnl_nlmsg_get_payload(nlh))->cmd = SECMAP_CMD_MODULE_GET;
 	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
 
 	/* Cut. */
-	nlh = msg_info(self->buf, 1, 1, "6.1.0", 1);
+	nlh = msg_info(self->buf, 1, 1, "6.1.0", 1, 0);
 	nlh->nlmsg_len -= 4;
 	EXPECT_EQ(-EPROTO, parse_info_exact(nlh, &info));
 
@@ -964,6 +977,46 @@ TEST_F(events, sequence_gaps)
 		}
 		EXPECT_FALSE(self->st.overrun);
 		EXPECT_EQ(steps[i].seq, self->st.last_seq);
+		secmap_event_free(ev);
+	}
+}
+
+/* After a snapshot that includes seq 20: older events are skipped, once. */
+TEST_F(events, covered_by_snapshot)
+{
+	static const struct {
+		uint64_t seq;
+		bool delivered;
+		uint64_t lost;
+	} steps[] = {
+		{ 18, false, 0 },	/* queued before the dump */
+		{ 20, false, 0 },
+		{ 21, true, 0 },	/* continues the snapshot exactly */
+		{ 23, true, 1 },	/* a real gap after it is still seen */
+		{ 3, true, 0 },		/* the skipping ended with seq 21 */
+	};
+	struct secmap_event *ev;
+	size_t i;
+
+	self->st.last_seq = 20;
+	self->st.covered_seq = 20;
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		ev = (struct secmap_event *)1;
+		ASSERT_EQ(0, parse_event_exact(msg_ntf(self->buf, SECMAP_CMD_MODULE_GONE_NTF,
+						       "m", SECMAP_MODULE_STATE_GOING,
+						       steps[i].seq), &self->st, &ev));
+		if (!steps[i].delivered) {
+			EXPECT_EQ(NULL, ev) {
+				TH_LOG("step %zu", i);
+			}
+			EXPECT_EQ(20ULL, self->st.last_seq);
+			continue;
+		}
+		ASSERT_NE(NULL, ev);
+		EXPECT_EQ(steps[i].lost, secmap_event_lost(ev)) {
+			TH_LOG("step %zu", i);
+		}
+		EXPECT_EQ(0ULL, self->st.covered_seq);
 		secmap_event_free(ev);
 	}
 }

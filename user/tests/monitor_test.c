@@ -78,16 +78,40 @@ static struct nlmsghdr *msg_new(void *buf, uint64_t seq)
 	return nlh;
 }
 
+/* What the library hands out after a loss: the modules as they are now. */
+static struct secmap_event *resync_from(struct __test_metadata *_metadata, void *buf,
+					uint64_t seq, uint64_t lost)
+{
+	struct secmap_event *ev = calloc(1, sizeof(*ev));
+	struct nlmsghdr *nlh;
+
+	EXPECT_NE(NULL, ev);
+	ev->type = SECMAP_EVENT_RESYNC;
+	ev->seq = seq;
+	ev->lost = lost;
+	ev->snapshot = libsecmap_snapshot_new();
+	EXPECT_NE(NULL, ev->snapshot);
+	nlh = msg_module(buf, "dummy");
+	msg_module_info(nlh, SECMAP_MODULE_STATE_LIVE, 0, NULL, 0);
+	EXPECT_EQ(0, libsecmap_parse_module_msg(nlh, ev->snapshot));
+	nlh = msg_module(buf, "veth");
+	msg_module_info(nlh, SECMAP_MODULE_STATE_COMING, 0, NULL, 0);
+	EXPECT_EQ(0, libsecmap_parse_module_msg(nlh, ev->snapshot));
+	return ev;
+}
+
 TEST_F(out, info_text)
 {
 	struct secmap_info info = { .version = 1, .hook = SECMAP_HOOK_TRACEPOINT,
-				    .generation = 42, .release = "6.1.0-18-amd64" };
+				    .generation = 42, .release = "6.1.0-18-amd64",
+				    .event_seq = 40 };
 
 	ASSERT_EQ(0, info_print(self->f, &info));
 	EXPECT_STREQ("version     1\n"
 		     "generation  42\n"
 		     "release     6.1.0-18-amd64\n"
-		     "hook        tracepoint\n", finish(self));
+		     "hook        tracepoint\n"
+		     "event seq   40\n", finish(self));
 }
 
 TEST_F(out, info_json)
@@ -95,12 +119,12 @@ TEST_F(out, info_json)
 	struct secmap_info info;
 	struct nlmsghdr *nlh;
 
-	nlh = msg_info(self->buf, 1, 18446744073709551615ULL, "6.8.0", SECMAP_HOOK_NOTIFIER);
+	nlh = msg_info(self->buf, 1, 18446744073709551615ULL, "6.8.0", SECMAP_HOOK_NOTIFIER, 7);
 	ASSERT_EQ(0, libsecmap_parse_info_msg(nlh, &info));
 	json_output = true;
 	ASSERT_EQ(0, info_print(self->f, &info));
 	EXPECT_STREQ("{\"version\":1,\"generation\":18446744073709551615,"
-		     "\"release\":\"6.8.0\",\"hook\":\"notifier\"}\n", finish(self));
+		     "\"release\":\"6.8.0\",\"hook\":\"notifier\",\"event_seq\":7}\n", finish(self));
 }
 
 TEST_F(out, info_unknown_hook)
@@ -112,10 +136,12 @@ TEST_F(out, info_unknown_hook)
 	EXPECT_STREQ("version     2\n"
 		     "generation  0\n"
 		     "release     x\n"
-		     "hook        unknown (9)\n", finish(self));
+		     "hook        unknown (9)\n"
+		     "event seq   0\n", finish(self));
 	obj = info_build_json(&info);
 	ASSERT_NE(NULL, obj);
-	EXPECT_STREQ("{\"version\":2,\"generation\":0,\"release\":\"x\",\"hook\":null}",
+	EXPECT_STREQ("{\"version\":2,\"generation\":0,\"release\":\"x\",\"hook\":null,"
+		     "\"event_seq\":0}",
 		     json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN));
 	json_object_put(obj);
 }
@@ -132,21 +158,17 @@ TEST_F(out, event_lines_text)
 				SECMAP_MODULE_STATE_LIVE, 2));
 	ASSERT_EQ(0, monitor_print_event(self->f, ev));
 	secmap_event_free(ev);
-	/* 3 and 4 were lost. */
-	ev = event_from(_metadata, &self->st,
-			msg_ntf(self->buf, SECMAP_CMD_MODULE_GONE_NTF, "dummy",
-				SECMAP_MODULE_STATE_GOING, 5));
+	ev = resync_from(_metadata, self->buf, 9, 7);
 	ASSERT_EQ(0, monitor_print_event(self->f, ev));
 	secmap_event_free(ev);
-	ASSERT_EQ(0, monitor_print_lost(self->f, 0));
-	ASSERT_EQ(0, monitor_print_lost(self->f, 1));
+	ev = resync_from(_metadata, self->buf, 10, 1);
+	ASSERT_EQ(0, monitor_print_event(self->f, ev));
+	secmap_event_free(ev);
 
 	EXPECT_STREQ("[5000000123 4000000456] seq 1 new dummy (2 sections)\n"
 		     "[2000 4000] seq 2 live dummy\n"
-		     "!!! lost 2 events; re-dump to resync\n"
-		     "[5000 10000] seq 5 gone dummy\n"
-		     "!!! lost events: receive buffer overrun; re-dump to resync\n"
-		     "!!! lost 1 event; re-dump to resync\n", finish(self));
+		     "!!! lost 7 events; resynced at seq 9: 2 modules loaded\n"
+		     "!!! lost 1 event; resynced at seq 10: 2 modules loaded\n", finish(self));
 }
 
 TEST_F(out, event_lines_json)
@@ -164,11 +186,7 @@ TEST_F(out, event_lines_json)
 				SECMAP_MODULE_STATE_LIVE, 4));
 	ASSERT_EQ(0, monitor_print_event(self->f, ev));
 	secmap_event_free(ev);
-	self->st.overrun = true;
-	ASSERT_EQ(0, monitor_print_lost(self->f, 0));
-	ev = event_from(_metadata, &self->st,
-			msg_ntf(self->buf, SECMAP_CMD_MODULE_GONE_NTF, "dummy",
-				SECMAP_MODULE_STATE_GOING, 8));
+	ev = resync_from(_metadata, self->buf, 8, 4);
 	ASSERT_EQ(0, monitor_print_event(self->f, ev));
 	secmap_event_free(ev);
 
@@ -183,10 +201,9 @@ TEST_F(out, event_lines_json)
 		     "\"pgoff\":null,\"init\":true,\"freed\":false,\"region\":null}]}}\n"
 		     "{\"event\":\"live\",\"seq\":4,\"time_local_ns\":4000,\"time_mono_ns\":8000,"
 		     "\"module\":{\"name\":\"dummy\",\"state\":\"live\"}}\n"
-		     "{\"event\":\"lost\",\"count\":null}\n"
-		     "{\"event\":\"lost\",\"count\":3}\n"
-		     "{\"event\":\"gone\",\"seq\":8,\"time_local_ns\":8000,\"time_mono_ns\":16000,"
-		     "\"module\":{\"name\":\"dummy\",\"state\":\"going\"}}\n", finish(self));
+		     "{\"event\":\"resync\",\"seq\":8,\"lost\":4,\"modules\":["
+		     "{\"name\":\"dummy\",\"state\":\"live\"},"
+		     "{\"name\":\"veth\",\"state\":\"coming\"}]}\n", finish(self));
 }
 
 /* Every JSON line stands alone. */
@@ -200,7 +217,7 @@ TEST_F(out, event_json_lines_parse)
 	ev = event_from(_metadata, &self->st, msg_new(self->buf, 1));
 	ASSERT_EQ(0, monitor_print_event(self->f, ev));
 	secmap_event_free(ev);
-	ev = event_from(_metadata, &self->st, msg_new(self->buf, 9));
+	ev = resync_from(_metadata, self->buf, 9, 7);
 	ASSERT_EQ(0, monitor_print_event(self->f, ev));
 	secmap_event_free(ev);
 	finish(self);
@@ -211,8 +228,8 @@ TEST_F(out, event_json_lines_parse)
 		json_object_put(obj);
 		n++;
 	}
-	/* new, lost (7), new */
-	EXPECT_EQ(3, n);
+	/* new, resync */
+	EXPECT_EQ(2, n);
 }
 
 TEST_F(out, write_error_reported)
@@ -225,7 +242,11 @@ TEST_F(out, write_error_reported)
 	EXPECT_EQ(-ENOSPC, monitor_print_event(full, ev));
 	json_output = true;
 	EXPECT_EQ(-ENOSPC, monitor_print_event(full, ev));
-	EXPECT_EQ(-ENOSPC, monitor_print_lost(full, 2));
+	secmap_event_free(ev);
+	ev = resync_from(_metadata, self->buf, 9, 2);
+	EXPECT_EQ(-ENOSPC, monitor_print_event(full, ev));
+	json_output = false;
+	EXPECT_EQ(-ENOSPC, monitor_print_event(full, ev));
 	secmap_event_free(ev);
 	fclose(full);
 }

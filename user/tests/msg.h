@@ -111,7 +111,7 @@ static inline struct nlmsghdr *msg_ntf(void *buf, uint8_t cmd, const char *name,
 }
 
 static inline struct nlmsghdr *msg_info(void *buf, uint32_t version, uint64_t generation,
-					const char *release, uint32_t hook)
+					const char *release, uint32_t hook, uint64_t event_seq)
 {
 	struct nlmsghdr *nlh = msg_start(buf, SECMAP_CMD_INFO_GET);
 
@@ -121,6 +121,7 @@ static inline struct nlmsghdr *msg_info(void *buf, uint32_t version, uint64_t ge
 	mnl_attr_put_u64(nlh, SECMAP_A_INFO_GENERATION, generation);
 	mnl_attr_put_strz(nlh, SECMAP_A_INFO_RELEASE, release);
 	mnl_attr_put_u32(nlh, SECMAP_A_INFO_HOOK, hook);
+	mnl_attr_put_u64(nlh, SECMAP_A_INFO_EVENT_SEQ, event_seq);
 	return nlh;
 }
 
