@@ -518,9 +518,10 @@ TEST(kptr_restrict_2_hides_addresses)
 	client = open_client(_metadata);
 	EXPECT_EQ(-EPERM, secmap_client_dump(client, &snap));
 	EXPECT_EQ(-EPERM, secmap_client_get(client, "secmap", &snap));
+	EXPECT_EQ(-EPERM, secmap_client_subscribe(client));
 	secmap_client_close(client);
 
-	/* Events still flow, without sections or regions. */
+	/* Subscribed before: events still flow, without sections or regions. */
 	EXPECT_EQ(0, load_module(LATE_KO));
 	ev = next_event_for(_metadata, listener, "secmap_test_late");
 	EXPECT_EQ(0, write_sysctl(sysctl, saved));
