@@ -693,12 +693,16 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 {
 	struct dump_ko *kos = calloc(nr_mods ? nr_mods : 1, sizeof(*kos));
 	const struct secmap_module *missing[DUMP_KO_NOTICE_NAMES];
+	struct secmap_ko_index *index = NULL;
 	size_t i, nr_missing = 0;
 	int ret = SECMAP_EXIT_OK, err;
 
 	*kosp = NULL;
-	if (!kos) {
-		p_err("%s", strerror(ENOMEM));
+	/* One index for all modules: each place is read once, not once per module. */
+	err = kos ? secmap_ko_index_new(search, &index) : -ENOMEM;
+	if (err) {
+		p_err("looking for .ko files: %s", strerror(-err));
+		free(kos);
 		return SECMAP_EXIT_FAILURE;
 	}
 	for (i = 0; i < nr_mods; i++) {
@@ -709,7 +713,7 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 		size_t id_len = secmap_module_build_id(mod, &id);
 		char *path = NULL, *msg = NULL;
 
-		err = secmap_ko_find(search, name, id, id_len, &path);
+		err = secmap_ko_index_find(index, name, id, id_len, &path);
 		if (err == -ENOENT && named) {
 			char *where = dump_ko_searched(search, mod);
 
@@ -757,6 +761,7 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 		}
 		kos[i].path = path;
 	}
+	secmap_ko_index_free(index);
 	if (ret) {
 		dump_ko_free(kos, nr_mods);
 		return ret;
