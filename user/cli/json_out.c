@@ -127,11 +127,41 @@ static bool copy_as_is(const char *s, size_t *len)
 	return true;
 }
 
+/*
+ * The common case in one pass: @s, quoted, copied into the buffer while
+ * checking that it needs no escaping. False, with nothing written, if it
+ * does or if the buffer fills first.
+ */
+static bool put_string_fast(struct json_out *o, const char *s)
+{
+	const unsigned char *c = (const unsigned char *)s;
+	/* Room for the opening and closing quotes and what lies between. */
+	size_t room = JSON_OUT_BUF_SIZE - o->len, i;
+	char *p = o->buf + o->len;
+
+	if (room < 2)
+		return false;
+	room -= 2;
+	p[0] = '"';
+	for (i = 0; c[i] >= 0x20 && c[i] != '"' && c[i] != '\\'; i++) {
+		if (i == room)
+			return false;
+		p[i + 1] = c[i];
+	}
+	if (c[i])
+		return false;
+	p[i + 1] = '"';
+	o->len += i + 2;
+	return true;
+}
+
 static void put_string(struct json_out *o, const char *s)
 {
 	const char *text = NULL;
 	size_t len;
 
+	if (put_string_fast(o, s))
+		return;
 	if (copy_as_is(s, &len)) {
 		put_char(o, '"');
 		put(o, s, len);
