@@ -398,17 +398,65 @@ SECMAP_EXPORT void secmap_client_close(struct secmap_client *client)
 }
 
 /*
- * The checks below are mnl_attr_validate()'s, made exact and done inline:
- * they run for every attribute of a dump (over 100000 at 1000 modules).
- * The attribute itself is known to lie within its message or nest:
- * mnl_attr_for_each*() only yield attributes that mnl_attr_ok() accepts.
+ * Module messages are walked with the inline helpers below rather than
+ * libmnl's accessors, which are calls into the shared library: five to
+ * seven per attribute, and a 1000-module dump has over 100000 of them.
+ * Same rules as mnl_attr_ok(): an attribute is used only if its header
+ * fits in what is left and its length covers the header and fits too.
+ * The checks after them are mnl_attr_validate()'s, made exact.
  */
+static inline const struct nlattr *attr_first(const void *payload)
+{
+	return payload;
+}
+
+static inline bool attr_fits(const struct nlattr *attr, const void *tail)
+{
+	ptrdiff_t left = (const char *)tail - (const char *)attr;
+
+	return left >= (ptrdiff_t)sizeof(*attr) && attr->nla_len >= sizeof(*attr) &&
+	       attr->nla_len <= left;
+}
+
+static inline const struct nlattr *attr_next(const struct nlattr *attr)
+{
+	return (const struct nlattr *)((const char *)attr + MNL_ALIGN(attr->nla_len));
+}
+
+static inline uint16_t attr_type(const struct nlattr *attr)
+{
+	return attr->nla_type & NLA_TYPE_MASK;
+}
+
+static inline uint16_t attr_len(const struct nlattr *attr)
+{
+	return attr->nla_len - MNL_ATTR_HDRLEN;
+}
+
+static inline const void *attr_data(const struct nlattr *attr)
+{
+	return (const char *)attr + MNL_ATTR_HDRLEN;
+}
+
+static inline const void *nest_tail(const struct nlattr *nest)
+{
+	return (const char *)attr_data(nest) + attr_len(nest);
+}
+
+/* Every attribute from @start up to @tail; @attr is where the walk stopped. */
+#define attr_for_each(attr, start, tail) \
+	for ((attr) = attr_first(start); attr_fits((attr), (tail)); (attr) = attr_next(attr))
+#define attr_for_each_nested(attr, nest) attr_for_each(attr, attr_data(nest), nest_tail(nest))
+#define attr_for_each_in_msg(attr, nlh) \
+	attr_for_each(attr, (const char *)mnl_nlmsg_get_payload(nlh) + \
+		      MNL_ALIGN(sizeof(struct genlmsghdr)), mnl_nlmsg_get_payload_tail(nlh))
+
 
 /* A non-empty NUL-terminated string, seen once: into *@name, its length into *@len. */
 static int attr_name(const struct nlattr *attr, const char **name, size_t *len)
 {
-	const char *str = mnl_attr_get_payload(attr);
-	uint16_t size = mnl_attr_get_payload_len(attr);
+	const char *str = attr_data(attr);
+	uint16_t size = attr_len(attr);
 
 	if (*name || !size || str[size - 1] || !str[0])
 		return -EPROTO;
@@ -420,7 +468,7 @@ static int attr_name(const struct nlattr *attr, const char **name, size_t *len)
 /* A nest: empty, or room for at least one attribute header. */
 static bool attr_nest_ok(const struct nlattr *attr)
 {
-	uint16_t size = mnl_attr_get_payload_len(attr);
+	uint16_t size = attr_len(attr);
 
 	return !size || size >= MNL_ATTR_HDRLEN;
 }
@@ -428,9 +476,9 @@ static bool attr_nest_ok(const struct nlattr *attr)
 /* A u32 attribute of exactly four bytes, seen once. */
 static int attr_u32(const struct nlattr *attr, bool *seen, uint32_t *val)
 {
-	if (*seen || mnl_attr_get_payload_len(attr) != sizeof(uint32_t))
+	if (*seen || attr_len(attr) != sizeof(uint32_t))
 		return -EPROTO;
-	*val = mnl_attr_get_u32(attr);
+	memcpy(val, attr_data(attr), sizeof(*val));
 	*seen = true;
 	return 0;
 }
@@ -438,26 +486,21 @@ static int attr_u32(const struct nlattr *attr, bool *seen, uint32_t *val)
 /* A u64 attribute of exactly eight bytes (any alignment), seen once. */
 static int attr_u64(const struct nlattr *attr, bool *seen, uint64_t *val)
 {
-	if (*seen || mnl_attr_get_payload_len(attr) != sizeof(uint64_t))
+	if (*seen || attr_len(attr) != sizeof(uint64_t))
 		return -EPROTO;
-	*val = mnl_attr_get_u64(attr);
+	memcpy(val, attr_data(attr), sizeof(*val));
 	*seen = true;
 	return 0;
 }
 
 /*
- * mnl_attr_for_each*() silently stop at an attribute that overruns its
- * container; whatever is left past @attr beyond alignment slack means the
- * message was cut or corrupted.
+ * The walks silently stop at an attribute that overruns its container;
+ * whatever is left past @attr beyond alignment slack means the message
+ * was cut or corrupted.
  */
 static bool has_garbage(const void *attr, const void *tail)
 {
 	return (const char *)tail - (const char *)attr >= (ptrdiff_t)sizeof(struct nlattr);
-}
-
-static const void *nest_tail(const struct nlattr *nest)
-{
-	return (const char *)mnl_attr_get_payload(nest) + mnl_attr_get_payload_len(nest);
 }
 
 static int parse_section(const struct nlattr *nest, struct secmap_module *mod,
@@ -470,8 +513,8 @@ static int parse_section(const struct nlattr *nest, struct secmap_module *mod,
 	uint64_t addr = 0;
 	size_t len = 0;
 
-	mnl_attr_for_each_nested(attr, nest) {
-		switch (mnl_attr_get_type(attr)) {
+	attr_for_each_nested(attr, nest) {
+		switch (attr_type(attr)) {
 		case SECMAP_A_SECTION_NAME:
 			if (attr_name(attr, &name, &len))
 				return -EPROTO;
@@ -509,8 +552,8 @@ static int parse_region(const struct nlattr *nest, struct secmap_module *mod)
 	struct secmap_region region = { 0 };
 	const struct nlattr *attr;
 
-	mnl_attr_for_each_nested(attr, nest) {
-		switch (mnl_attr_get_type(attr)) {
+	attr_for_each_nested(attr, nest) {
+		switch (attr_type(attr)) {
 		case SECMAP_A_REGION_TYPE:
 			if (attr_u32(attr, &have_type, &region.type))
 				return -EPROTO;
@@ -537,8 +580,8 @@ static int parse_event_nest(const struct nlattr *nest, struct secmap_event *ev)
 	bool have_seq = false, have_local = false, have_mono = false;
 	const struct nlattr *attr;
 
-	mnl_attr_for_each_nested(attr, nest) {
-		switch (mnl_attr_get_type(attr)) {
+	attr_for_each_nested(attr, nest) {
+		switch (attr_type(attr)) {
 		case SECMAP_A_EVENT_SEQ:
 			if (attr_u64(attr, &have_seq, &ev->seq))
 				return -EPROTO;
@@ -581,10 +624,10 @@ static int reserve_module(const struct nlmsghdr *nlh, struct secmap_module *mod)
 	size_t nr_sections = 0, nr_regions = 0;
 	const struct nlattr *attr;
 
-	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(attr) == SECMAP_A_MODULE_SECTION)
+	attr_for_each_in_msg(attr, nlh) {
+		if (attr_type(attr) == SECMAP_A_MODULE_SECTION)
 			nr_sections++;
-		else if (mnl_attr_get_type(attr) == SECMAP_A_MODULE_REGION)
+		else if (attr_type(attr) == SECMAP_A_MODULE_REGION)
 			nr_regions++;
 	}
 	return libsecmap_module_reserve(mod, nr_sections, nr_regions);
@@ -607,8 +650,8 @@ static int parse_module_attrs(const struct nlmsghdr *nlh, struct secmap_module *
 	err = reserve_module(nlh, mod);
 	if (err)
 		return err;
-	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
-		switch (mnl_attr_get_type(attr)) {
+	attr_for_each_in_msg(attr, nlh) {
+		switch (attr_type(attr)) {
 		case SECMAP_A_MODULE_NAME:
 			if (attr_name(attr, &name, &len))
 				return -EPROTO;
@@ -629,11 +672,11 @@ static int parse_module_attrs(const struct nlmsghdr *nlh, struct secmap_module *
 				return -EPROTO;
 			break;
 		case SECMAP_A_MODULE_BUILD_ID:
-			if (mod->build_id_len || mnl_attr_get_payload_len(attr) == 0 ||
-			    mnl_attr_get_payload_len(attr) > SECMAP_BUILD_ID_MAX)
+			if (mod->build_id_len || attr_len(attr) == 0 ||
+			    attr_len(attr) > SECMAP_BUILD_ID_MAX)
 				return -EPROTO;
-			mod->build_id_len = mnl_attr_get_payload_len(attr);
-			memcpy(mod->build_id, mnl_attr_get_payload(attr), mod->build_id_len);
+			mod->build_id_len = attr_len(attr);
+			memcpy(mod->build_id, attr_data(attr), mod->build_id_len);
 			break;
 		case SECMAP_A_MODULE_REGION:
 			if (!attr_nest_ok(attr))
