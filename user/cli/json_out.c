@@ -335,14 +335,24 @@ void json_out_str(struct json_out *o, const char *key, const char *str)
 	value_done(o);
 }
 
-/* @val in base @base (10 or 16, lowercase) at the end of @buf; returns where it starts. */
-static char *format_u64(char *end, uint64_t val, unsigned int base)
+/* @val in decimal, ending at @end; returns where it starts. */
+static char *format_dec(char *end, uint64_t val)
+{
+	do {
+		*--end = '0' + val % 10;
+		val /= 10;
+	} while (val);
+	return end;
+}
+
+/* @val in lowercase hex without leading zeros, ending at @end; returns where it starts. */
+static char *format_hex(char *end, uint64_t val)
 {
 	static const char digits[] = "0123456789abcdef";
 
 	do {
-		*--end = digits[val % base];
-		val /= base;
+		*--end = digits[val & 0xf];
+		val >>= 4;
 	} while (val);
 	return end;
 }
@@ -354,7 +364,7 @@ void json_out_hex(struct json_out *o, const char *key, uint64_t val)
 	if (!value_ok(o, key))
 		return;
 	*end = '\0';
-	p = format_u64(end, val, 16);
+	p = format_hex(end, val);
 	*--p = 'x';
 	*--p = '0';
 	if (o->f) {
@@ -376,7 +386,7 @@ void json_out_u64(struct json_out *o, const char *key, uint64_t val)
 	if (!value_ok(o, key))
 		return;
 	if (o->f) {
-		p = format_u64(end, val, 10);
+		p = format_dec(end, val);
 		put_prefix(o, key);
 		put(o, p, end - p);
 	} else {
