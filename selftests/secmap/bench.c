@@ -214,12 +214,14 @@ static void about(void)
 	printf("bench: median wall time of each contender; \"Nx\" is sysfs walk time / its time\n"
 	       "bench:   sysfs walk: /proc/modules, then open+read+parse every /sys/module/*/sections/* file\n"
 	       "bench:   secmap dump --json: the CLI as users run it, output to /dev/null; it also\n"
-	       "bench:     looks for each module's .ko (none of the bench's clones is in modules.dep,\n"
-	       "bench:     so it pays for the search only, and reads no .ko)\n"
+	       "bench:     looks for each module's .ko and reads those it finds: the real (xz)\n"
+	       "bench:     modules loaded at boot; the clones are in no modules.dep, so for them it\n"
+	       "bench:     pays for the search only\n"
 	       "bench:   secmap dump --json --no-ko: the same without the .ko search, which is what\n"
 	       "bench:     the sysfs walk collects (it reads no .ko either): the like-for-like figure\n"
 	       "bench:   libsecmap dump: open, dump, free, in-process: the library's share\n"
-	       "bench:   secmap --version: process start-up, the floor under any CLI figure\n");
+	       "bench:   secmap --version: process start-up (exec, dynamic linking), the floor under\n"
+	       "bench:     any CLI figure; its ratio is the most any `secmap` command could reach\n");
 }
 
 int main(int argc, char **argv)
