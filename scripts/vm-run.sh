@@ -156,7 +156,7 @@ tap=$vm/results.tap
 	fi
 } >"$tap"
 if [ "$mode" = bench ]; then
-	grep '^bench ' "$vm/out.log"
+	grep -E '^bench[ :]' "$vm/out.log"
 	grep '^not ok' "$tap" && exit 1
 fi
 if [ "$mode" = demo ]; then
