@@ -8,7 +8,7 @@
 #   make install     secmap, libsecmap, headers, man pages, completion under
 #                    $(DESTDIR)$(PREFIX), and the DKMS source tree under
 #                    $(DESTDIR)/usr/src/secmap-VERSION
-#   make bench       netlink dump against the sysfs walk, with 100 and 1000 extra modules
+#   make bench       secmap dump --json against the sysfs walk, with 100 and 1000 extra modules
 SECMAP_CACHE ?= /var/cache/secmap
 KERNELS ?= 6.1 6.12 sid
 DEMO_KERNEL ?= 6.12

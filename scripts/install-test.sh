@@ -52,6 +52,8 @@ check "soname libsecmap.so.0" sh -c \
 	"readelf -d '$p/lib/libsecmap.so.0' | grep -q 'SONAME.*\[libsecmap.so.0\]'"
 check "secmap_snapshot_from_sysfs@@LIBSECMAP_0.3 exported" sh -c \
 	"readelf --dyn-syms -W '$p/lib/libsecmap.so.0' | grep -q 'secmap_snapshot_from_sysfs@@LIBSECMAP_0.3'"
+check "secmap_ko_index_find@@LIBSECMAP_0.4 exported" sh -c \
+	"readelf --dyn-syms -W '$p/lib/libsecmap.so.0' | grep -q 'secmap_ko_index_find@@LIBSECMAP_0.4'"
 check "installed secmap --version" sh -c "'$p/sbin/secmap' --version | grep -q '^secmap v'"
 
 # A consumer built only against the installed files.

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "dump_ko.h"
+#include "json_out.h"
 #include "secmap_cli.h"
 
 static void dump_usage(FILE *f)
@@ -168,31 +169,6 @@ int obj_add_null(struct json_object *obj, const char *key)
 	return json_object_object_add(obj, key, NULL) ? -ENOMEM : 0;
 }
 
-/* A string, or null when @str is NULL. */
-static int obj_add_str_or_null(struct json_object *obj, const char *key, const char *str)
-{
-	return str ? obj_add(obj, key, json_object_new_string(str)) : obj_add_null(obj, key);
-}
-
-static int obj_add_hex(struct json_object *obj, const char *key, uint64_t val)
-{
-	char hex[2 + 16 + 1];
-
-	snprintf(hex, sizeof(hex), "0x%" PRIx64, val);
-	return obj_add(obj, key, json_object_new_string(hex));
-}
-
-static int arr_add(struct json_object *arr, struct json_object *val)
-{
-	if (!val)
-		return -ENOMEM;
-	if (json_object_array_add(arr, val)) {
-		json_object_put(val);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 const char *section_flags_str(uint32_t flags)
 {
 	if (!(flags & SECMAP_SECTION_F_INIT))
@@ -220,10 +196,13 @@ char *build_id_hex(const struct secmap_module *mod)
 	return hex;
 }
 
-static int obj_add_u64_or_null(struct json_object *obj, const char *key, bool known,
-			       uint64_t val)
+/* A number the .ko gave, or null when it did not (or was not looked at). */
+static void out_u64_or_null(struct json_out *o, const char *key, bool known, uint64_t val)
 {
-	return known ? obj_add(obj, key, json_object_new_uint64(val)) : obj_add_null(obj, key);
+	if (known)
+		json_out_u64(o, key, val);
+	else
+		json_out_null(o, key);
 }
 
 /*
@@ -231,56 +210,85 @@ static int obj_add_u64_or_null(struct json_object *obj, const char *key, bool kn
  * not look (monitor): then "exec" and "symbols" are left out, and "size"
  * and "pgoff" are null as they have always been.
  */
-static struct json_object *section_json(const struct secmap_section *sec,
-					const struct dump_ko *ko, size_t index)
+static void section_out(struct json_out *o, const struct secmap_section *sec,
+			const struct dump_ko *ko, size_t index)
 {
-	struct json_object *obj = json_object_new_object();
 	uint32_t flags = secmap_section_flags(sec);
 	int region = secmap_section_region(sec);
 	const struct dump_ko_sec *ks = ko && ko->secs && ko->secs[index].found ?
 				       &ko->secs[index] : NULL;
 
-	if (!obj)
-		return NULL;
-	if (obj_add(obj, "name", json_object_new_string(secmap_section_name(sec))) ||
-	    obj_add_hex(obj, "addr", secmap_section_addr(sec)) ||
-	    obj_add_u64_or_null(obj, "size", ks, ks ? ks->s.size : 0) ||
-	    obj_add_u64_or_null(obj, "pgoff", ks, ks ? ks->s.offset : 0) ||
-	    (ko && (ks ? obj_add(obj, "exec",
-				 json_object_new_boolean(!!(ks->s.flags & SHF_EXECINSTR))) :
-			 obj_add_null(obj, "exec"))) ||
-	    (ko && obj_add_u64_or_null(obj, "symbols", ks, ks ? ks->s.nr_symbols : 0)) ||
-	    obj_add(obj, "init", json_object_new_boolean(!!(flags & SECMAP_SECTION_F_INIT))) ||
-	    obj_add(obj, "freed", json_object_new_boolean(!!(flags & SECMAP_SECTION_F_FREED))) ||
-	    obj_add_str_or_null(obj, "region",
-				region < 0 ? NULL : secmap_region_type_name(region))) {
-		json_object_put(obj);
-		return NULL;
+	json_out_object_begin(o, NULL);
+	json_out_str(o, "name", secmap_section_name(sec));
+	json_out_hex(o, "addr", secmap_section_addr(sec));
+	out_u64_or_null(o, "size", ks, ks ? ks->s.size : 0);
+	out_u64_or_null(o, "pgoff", ks, ks ? ks->s.offset : 0);
+	if (ko) {
+		if (ks)
+			json_out_bool(o, "exec", ks->s.flags & SHF_EXECINSTR);
+		else
+			json_out_null(o, "exec");
+		out_u64_or_null(o, "symbols", ks, ks ? ks->s.nr_symbols : 0);
 	}
-	return obj;
+	json_out_bool(o, "init", flags & SECMAP_SECTION_F_INIT);
+	json_out_bool(o, "freed", flags & SECMAP_SECTION_F_FREED);
+	json_out_str(o, "region", region < 0 ? NULL : secmap_region_type_name(region));
+	json_out_object_end(o);
 }
 
-static struct json_object *region_json(const struct secmap_region *reg)
+static void region_out(struct json_out *o, const struct secmap_region *reg)
 {
-	struct json_object *obj = json_object_new_object();
-
-	if (!obj)
-		return NULL;
-	if (obj_add_str_or_null(obj, "type", secmap_region_type_name(secmap_region_type(reg))) ||
-	    obj_add_hex(obj, "base", secmap_region_base(reg)) ||
-	    obj_add(obj, "size", json_object_new_uint64(secmap_region_size(reg)))) {
-		json_object_put(obj);
-		return NULL;
-	}
-	return obj;
+	json_out_object_begin(o, NULL);
+	json_out_str(o, "type", secmap_region_type_name(secmap_region_type(reg)));
+	json_out_hex(o, "base", secmap_region_base(reg));
+	json_out_u64(o, "size", secmap_region_size(reg));
+	json_out_object_end(o);
 }
 
-/* Add a new array under @key and return it (owned by @obj), or NULL. */
-static struct json_object *obj_add_array(struct json_object *obj, const char *key)
+/* One module, as dump and monitor show it; see dump_module_json_ko(). */
+static void module_out(struct json_out *o, const struct secmap_module *mod,
+		       const struct dump_ko *ko)
 {
-	struct json_object *arr = json_object_new_array();
+	char *build_id = build_id_hex(mod);
+	size_t i, n;
 
-	return obj_add(obj, key, arr) ? NULL : arr;
+	if (!build_id && secmap_module_build_id(mod, NULL))
+		json_out_fail(o, -ENOMEM);
+	json_out_object_begin(o, NULL);
+	json_out_str(o, "name", secmap_module_name(mod));
+	json_out_str(o, "state", secmap_module_state_name(secmap_module_state(mod)));
+	json_out_u64(o, "taint", secmap_module_taint(mod));
+	json_out_str(o, "build_id", build_id);
+	free(build_id);
+	if (ko)
+		json_out_str(o, "path", ko->path);
+	json_out_array_begin(o, "regions");
+	n = secmap_module_region_count(mod);
+	for (i = 0; i < n; i++)
+		region_out(o, secmap_module_region(mod, i));
+	json_out_array_end(o);
+	json_out_array_begin(o, "sections");
+	n = secmap_module_section_count(mod);
+	for (i = 0; i < n; i++)
+		section_out(o, secmap_module_section(mod, i), ko, i);
+	json_out_array_end(o);
+	json_out_object_end(o);
+}
+
+/* {"source": ..., "modules": [...]} */
+static void dump_out(struct json_out *o, const struct secmap_module *const *mods, size_t nr_mods,
+		     const struct dump_ko *kos)
+{
+	size_t i;
+
+	json_out_object_begin(o, NULL);
+	/* Where the data came from: "netlink" or "sysfs" (dump --source). */
+	json_out_str(o, "source", dump_source_used);
+	json_out_array_begin(o, "modules");
+	for (i = 0; i < nr_mods; i++)
+		module_out(o, mods[i], kos ? &kos[i] : NULL);
+	json_out_array_end(o);
+	json_out_object_end(o);
 }
 
 struct json_object *dump_module_json(const struct secmap_module *mod)
@@ -290,36 +298,12 @@ struct json_object *dump_module_json(const struct secmap_module *mod)
 
 struct json_object *dump_module_json_ko(const struct secmap_module *mod, const struct dump_ko *ko)
 {
-	struct json_object *obj = json_object_new_object(), *regs, *secs;
-	char *build_id = build_id_hex(mod);
-	size_t i;
+	struct json_out *o = json_out_tree();
+	struct json_object *root;
 
-	if (!obj || (secmap_module_build_id(mod, NULL) && !build_id))
-		goto fail;
-	if (obj_add(obj, "name", json_object_new_string(secmap_module_name(mod))) ||
-	    obj_add_str_or_null(obj, "state", secmap_module_state_name(secmap_module_state(mod))) ||
-	    obj_add(obj, "taint", json_object_new_uint64(secmap_module_taint(mod))) ||
-	    obj_add_str_or_null(obj, "build_id", build_id) ||
-	    (ko && obj_add_str_or_null(obj, "path", ko->path)))
-		goto fail;
-	regs = obj_add_array(obj, "regions");
-	if (!regs)
-		goto fail;
-	for (i = 0; i < secmap_module_region_count(mod); i++)
-		if (arr_add(regs, region_json(secmap_module_region(mod, i))))
-			goto fail;
-	secs = obj_add_array(obj, "sections");
-	if (!secs)
-		goto fail;
-	for (i = 0; i < secmap_module_section_count(mod); i++)
-		if (arr_add(secs, section_json(secmap_module_section(mod, i), ko, i)))
-			goto fail;
-	free(build_id);
-	return obj;
-fail:
-	free(build_id);
-	json_object_put(obj);
-	return NULL;
+	if (o)
+		module_out(o, mod, ko);
+	return json_out_finish(o, &root) ? NULL : root;
 }
 
 struct json_object *dump_build_json(const struct secmap_module *const *mods, size_t nr_mods)
@@ -330,24 +314,12 @@ struct json_object *dump_build_json(const struct secmap_module *const *mods, siz
 struct json_object *dump_build_json_ko(const struct secmap_module *const *mods, size_t nr_mods,
 				       const struct dump_ko *kos)
 {
-	struct json_object *root = json_object_new_object(), *arr;
-	size_t i;
+	struct json_out *o = json_out_tree();
+	struct json_object *root;
 
-	if (!root)
-		return NULL;
-	/* Where the data came from: "netlink" or "sysfs" (dump --source). */
-	if (obj_add(root, "source", json_object_new_string(dump_source_used)))
-		goto fail;
-	arr = obj_add_array(root, "modules");
-	if (!arr)
-		goto fail;
-	for (i = 0; i < nr_mods; i++)
-		if (arr_add(arr, dump_module_json_ko(mods[i], kos ? &kos[i] : NULL)))
-			goto fail;
-	return root;
-fail:
-	json_object_put(root);
-	return NULL;
+	if (o)
+		dump_out(o, mods, nr_mods, kos);
+	return json_out_finish(o, &root) ? NULL : root;
 }
 
 int dump_print_json(FILE *f, const struct secmap_module *const *mods, size_t nr_mods)
@@ -355,12 +327,25 @@ int dump_print_json(FILE *f, const struct secmap_module *const *mods, size_t nr_
 	return dump_print_json_ko(f, mods, nr_mods, NULL);
 }
 
+/*
+ * Compact output is streamed: at 1000 modules, building the json-c tree
+ * first took most of the command's time (see json_out.c). --pretty
+ * builds the tree and lets json-c lay it out.
+ */
 int dump_print_json_ko(FILE *f, const struct secmap_module *const *mods, size_t nr_mods,
 		       const struct dump_ko *kos)
 {
-	struct json_object *root = dump_build_json_ko(mods, nr_mods, kos);
+	struct json_object *root;
+	struct json_out *o;
 	int err;
 
+	if (!pretty_output) {
+		o = json_out_stream(f);
+		if (o)
+			dump_out(o, mods, nr_mods, kos);
+		return json_out_finish(o, NULL);
+	}
+	root = dump_build_json_ko(mods, nr_mods, kos);
 	if (!root)
 		return -ENOMEM;
 	err = print_json(f, root);
@@ -693,12 +678,16 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 {
 	struct dump_ko *kos = calloc(nr_mods ? nr_mods : 1, sizeof(*kos));
 	const struct secmap_module *missing[DUMP_KO_NOTICE_NAMES];
+	struct secmap_ko_index *index = NULL;
 	size_t i, nr_missing = 0;
 	int ret = SECMAP_EXIT_OK, err;
 
 	*kosp = NULL;
-	if (!kos) {
-		p_err("%s", strerror(ENOMEM));
+	/* One index for all modules: each place is read once, not once per module. */
+	err = kos ? secmap_ko_index_new(search, &index) : -ENOMEM;
+	if (err) {
+		p_err("looking for .ko files: %s", strerror(-err));
+		free(kos);
 		return SECMAP_EXIT_FAILURE;
 	}
 	for (i = 0; i < nr_mods; i++) {
@@ -709,7 +698,7 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 		size_t id_len = secmap_module_build_id(mod, &id);
 		char *path = NULL, *msg = NULL;
 
-		err = secmap_ko_find(search, name, id, id_len, &path);
+		err = secmap_ko_index_find(index, name, id, id_len, &path);
 		if (err == -ENOENT && named) {
 			char *where = dump_ko_searched(search, mod);
 
@@ -757,6 +746,7 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 		}
 		kos[i].path = path;
 	}
+	secmap_ko_index_free(index);
 	if (ret) {
 		dump_ko_free(kos, nr_mods);
 		return ret;

@@ -178,6 +178,21 @@ struct secmap_ko_search {
 int secmap_ko_find(const struct secmap_ko_search *opts, const char *name,
 		   const uint8_t *build_id, size_t build_id_len, char **path);
 
+/*
+ * For many lookups (one per loaded module): an index of the places
+ * secmap_ko_find() searches, from a copy of @opts. Directories are walked
+ * and modules.dep read once, on the first lookup that reaches them; files
+ * added to them later are not seen. By build-id lookups still go to the
+ * file system each time. secmap_ko_index_find() returns what
+ * secmap_ko_find() would, in the same order of places. Not for concurrent
+ * use from several threads.
+ */
+struct secmap_ko_index;
+int secmap_ko_index_new(const struct secmap_ko_search *opts, struct secmap_ko_index **index);
+void secmap_ko_index_free(struct secmap_ko_index *index);
+int secmap_ko_index_find(struct secmap_ko_index *index, const char *name,
+			 const uint8_t *build_id, size_t build_id_len, char **path);
+
 struct secmap_ko;	/* an opened module file: decompressed, parsed with libelf */
 struct secmap_ko_section {
 	uint64_t size;		/* sh_size */

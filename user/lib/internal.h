@@ -21,8 +21,22 @@ struct nlmsghdr;
 /* Longest build-id accepted (GNU ld emits 20 bytes for sha1, 16 for md5). */
 #define SECMAP_BUILD_ID_MAX 64
 
+/*
+ * The strings of a snapshot or an event (module and section names): cut
+ * from a few large blocks and freed all at once with their owner, rather
+ * than one malloc() each; a 1000-module dump holds some 23000 of them.
+ */
+struct libsecmap_pool_block;
+struct libsecmap_pool {
+	struct libsecmap_pool_block *head;	/* the block being filled */
+};
+
+/* A NUL-terminated copy of @len bytes of @s, owned by @pool; NULL (ENOMEM). */
+char *libsecmap_pool_strndup(struct libsecmap_pool *pool, const char *s, size_t len);
+void libsecmap_pool_release(struct libsecmap_pool *pool);
+
 struct secmap_section {
-	char *name;
+	const char *name;	/* in the owner's pool */
 	uint64_t addr;
 	uint32_t flags;		/* SECMAP_SECTION_F_* */
 	int region;		/* enum secmap_region_type, or -1 */
@@ -35,7 +49,7 @@ struct secmap_region {
 };
 
 struct secmap_module {
-	char *name;
+	const char *name;	/* in the owner's pool */
 	struct secmap_section *sections;
 	size_t nr_sections;
 	size_t cap_sections;
@@ -55,6 +69,7 @@ struct secmap_event {
 	uint64_t time_mono_ns;
 	uint64_t lost;
 	struct secmap_module module;
+	struct libsecmap_pool pool;	/* the module's strings */
 	struct secmap_snapshot *snapshot;	/* SECMAP_EVENT_RESYNC only */
 };
 
@@ -73,6 +88,7 @@ struct secmap_snapshot {
 	struct secmap_module *modules;
 	size_t nr_modules;
 	size_t cap_modules;
+	struct libsecmap_pool pool;	/* every module's strings */
 };
 
 /* Every failure path returns -err and leaves err in errno, as the API promises. */
@@ -83,11 +99,17 @@ static inline int libsecmap_err(int err)
 }
 
 struct secmap_snapshot *libsecmap_snapshot_new(void);
-/* Takes ownership of @mod's contents on success only. */
+/*
+ * Takes ownership of @mod's arrays on success only. @mod's strings must
+ * be in @snap's pool.
+ */
 int libsecmap_snapshot_add_module(struct secmap_snapshot *snap, struct secmap_module *mod);
+/* Frees @mod's arrays; its strings stay with the pool they came from. */
 void libsecmap_module_release(struct secmap_module *mod);
-/* Takes ownership of @name on success only. @region: -1 if none. */
-int libsecmap_module_add_section(struct secmap_module *mod, char *name, uint64_t addr,
+/* Room for at least that many sections and regions, so that adding them needs no realloc(). */
+int libsecmap_module_reserve(struct secmap_module *mod, size_t nr_sections, size_t nr_regions);
+/* @name: in the pool @mod's strings come from. @region: -1 if none. */
+int libsecmap_module_add_section(struct secmap_module *mod, const char *name, uint64_t addr,
 				 uint32_t flags, int region);
 int libsecmap_module_add_region(struct secmap_module *mod, const struct secmap_region *region);
 
@@ -95,7 +117,8 @@ int libsecmap_module_add_region(struct secmap_module *mod, const struct secmap_r
  * Parse one SECMAP_CMD_MODULE_GET reply (generic netlink header included)
  * and append the module to @snap. Trusts nlh->nlmsg_len to bound the
  * message, as mnl_cb_run() has checked it against the receive buffer.
- * Returns 0 or -EPROTO; @snap is unchanged on failure.
+ * Returns 0, -EPROTO or -ENOMEM; on failure @snap holds the same modules
+ * (its pool may keep the failed module's strings until it is freed).
  */
 int libsecmap_parse_module_msg(const struct nlmsghdr *nlh, struct secmap_snapshot *snap);
 

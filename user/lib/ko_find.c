@@ -14,10 +14,18 @@
  *
  * Names compare with '-' and '_' alike, as modprobe does: module "foo_bar"
  * may be in foo-bar.ko.xz. A root given as "" skips its places.
+ *
+ * The places that are listings (a. directories, c. and d.) are read once
+ * per index, on first use, into a table of module files sorted by name:
+ * "secmap dump" looks up every loaded module, and reading modules.dep or
+ * walking a tree once per module made a thousand modules cost a thousand
+ * reads. b. is a stat() or two by build-id, done at each lookup.
+ * secmap_ko_find() is one lookup in an index of its own.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +36,7 @@
 
 #include "internal.h"
 
+
 /* Deeper than any module tree; bounds the descriptors a walk holds open. */
 #define KO_WALK_MAX_DEPTH 32
 
@@ -37,34 +46,65 @@
  */
 static const char *const ko_suffixes[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz", ".ko.debug" };
 
-static bool name_char_eq(char a, char b)
-{
-	return a == b || ((a == '-' || a == '_') && (b == '-' || b == '_'));
-}
+/* One module file a listing holds. */
+struct ko_entry {
+	const char *key;	/* module name, '-' spelt '_'; points into @path's block */
+	char *path;		/* malloc()ed together with key: "path\0key\0" */
+	size_t seq;		/* order of listing (modules.dep: first listed wins) */
+};
 
-/* Does the file name @base (no directory) name module @name? */
-static bool ko_name_matches(const char *base, const char *name)
-{
-	size_t blen = strlen(base), nlen = strlen(name), i, k;
+enum ko_place_kind {
+	KO_PLACE_PATH,		/* an opts->paths entry: a module file, or a tree */
+	KO_PLACE_TREE,		/* DEBUG_ROOT/lib/modules/RELEASE */
+	KO_PLACE_MODULES_DEP,	/* MODULES_ROOT/RELEASE, through its modules.dep */
+};
 
-	for (k = 0; k < sizeof(ko_suffixes) / sizeof(ko_suffixes[0]); k++) {
-		size_t slen = strlen(ko_suffixes[k]);
+/* A place that is a listing, read on first use. */
+struct ko_place {
+	enum ko_place_kind kind;
+	char *root;
+	bool loaded;
+	struct ko_entry *entries;	/* by key, then path (seq for modules.dep) */
+	size_t nr;
+	size_t cap;
+};
 
-		if (blen != nlen + slen || strcmp(base + nlen, ko_suffixes[k]))
-			continue;
-		for (i = 0; i < nlen && name_char_eq(base[i], name[i]); i++)
-			;
-		if (i == nlen)
-			return true;
-	}
-	return false;
-}
+struct secmap_ko_index {
+	struct ko_place *places;	/* opts->paths in order, then c., then d. */
+	size_t nr_places;
+	size_t nr_paths;		/* how many of them come before b. */
+	char *buildid_cache;		/* NULL: skipped */
+	char *debug_root;		/* NULL: skipped */
+};
 
 static const char *path_base(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
 	return slash ? slash + 1 : path;
+}
+
+/* Length of the module name a file named @base holds, or 0 if not a module file. */
+static size_t ko_name_len(const char *base)
+{
+	size_t blen = strlen(base), slen, k;
+
+	for (k = 0; k < sizeof(ko_suffixes) / sizeof(ko_suffixes[0]); k++) {
+		slen = strlen(ko_suffixes[k]);
+		if (blen > slen && !strcmp(base + blen - slen, ko_suffixes[k]))
+			return blen - slen;
+	}
+	return 0;
+}
+
+/* @len chars of @name into @key, '-' as '_': the form names compare in. */
+static void name_key(char *key, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		key[i] = name[i] == '-' ? '_' : name[i];
+	key[len] = '\0';
 }
 
 static bool is_regular(const char *path)
@@ -74,98 +114,53 @@ static bool is_regular(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
-/* Matching files found in one place; which one wins is decided at the end. */
-struct ko_candidates {
-	char **paths;
-	size_t nr;
-	size_t cap;
-};
-
-static int cand_add(struct ko_candidates *c, const char *dir, const char *base)
+/*
+ * Add @dir/@base (or @base alone if @dir is NULL) to @pl if @base names a
+ * module file. 0 or -ENOMEM.
+ */
+static int place_add(struct ko_place *pl, const char *dir, const char *base)
 {
+	size_t name_len = ko_name_len(path_base(base)), plen;
+	struct ko_entry *e;
 	char *p;
 
-	if (c->nr == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 4;
-		char **n = realloc(c->paths, cap * sizeof(*n));
+	if (!name_len)
+		return 0;
+	if (pl->nr == pl->cap) {
+		size_t cap = pl->cap ? 2 * pl->cap : 16;
 
-		if (!n)
+		e = realloc(pl->entries, cap * sizeof(*e));
+		if (!e)
 			return -ENOMEM;
-		c->paths = n;
-		c->cap = cap;
+		pl->entries = e;
+		pl->cap = cap;
 	}
-	if (asprintf(&p, "%s/%s", dir, base) < 0)
+	plen = (dir ? strlen(dir) + 1 : 0) + strlen(base);
+	p = malloc(plen + 1 + name_len + 1);
+	if (!p)
 		return -ENOMEM;
-	c->paths[c->nr++] = p;
-	return 0;
-}
-
-static void cand_free(struct ko_candidates *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->nr; i++)
-		free(c->paths[i]);
-	free(c->paths);
-	c->paths = NULL;
-	c->nr = c->cap = 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool ko_has_build_id(const char *path, const uint8_t *id, size_t len)
-{
-	struct secmap_ko *ko;
-	const uint8_t *kid;
-	bool same;
-
-	if (secmap_ko_open(path, &ko))
-		return false;
-	same = secmap_ko_build_id(ko, &kid) == len && !memcmp(kid, id, len);
-	secmap_ko_close(ko);
-	return same;
-}
-
-/*
- * Take the winner out of @c into *@path: with several (a tree holding
- * more than one kernel's modules), the first in path order whose build-id
- * is @build_id, else simply the first in path order. 0, or -ENOENT if
- * there are none.
- */
-static int cand_pick(struct ko_candidates *c, const uint8_t *build_id, size_t build_id_len,
-		     char **path)
-{
-	size_t i, pick = 0;
-
-	if (!c->nr)
-		return -ENOENT;
-	qsort(c->paths, c->nr, sizeof(*c->paths), cmp_str);
-	if (c->nr > 1 && build_id_len) {
-		for (i = 0; i < c->nr; i++)
-			if (ko_has_build_id(c->paths[i], build_id, build_id_len)) {
-				pick = i;
-				break;
-			}
-	}
-	*path = c->paths[pick];
-	c->paths[pick] = NULL;
+	if (dir)
+		sprintf(p, "%s/%s", dir, base);
+	else
+		strcpy(p, base);
+	name_key(p + plen + 1, path_base(p), name_len);
+	e = &pl->entries[pl->nr];
+	e->path = p;
+	e->key = p + plen + 1;
+	e->seq = pl->nr++;
 	return 0;
 }
 
 /*
- * Collect the files under @dirfd (named @dir) that name @name. Not nftw():
- * it stat()s every entry and takes no context pointer; readdir's d_type
- * lets a walk of a kernel build tree (tens of thousands of files) stat
- * almost nothing. Symlinked directories are not followed (no loops, and
- * no wandering from /lib/modules/R/build into the kernel sources);
- * symlinked files are, when they name the module. Unreadable directories
- * are skipped, as find(1) does.
+ * Collect the module files under @dirfd (named @dir) into @pl. Not
+ * nftw(): it stat()s every entry and takes no context pointer; readdir's
+ * d_type lets a walk of a kernel build tree (tens of thousands of files)
+ * stat almost nothing. Symlinked directories are not followed (no loops,
+ * and no wandering from /lib/modules/R/build into the kernel sources);
+ * symlinked files are, when they end at a regular file. Unreadable
+ * directories are skipped, as find(1) does.
  */
-static int walk(int dirfd, const char *dir, const char *name, int depth,
-		struct ko_candidates *c)
+static int walk(int dirfd, const char *dir, int depth, struct ko_place *pl)
 {
 	struct dirent *de;
 	DIR *d;
@@ -204,23 +199,23 @@ static int walk(int dirfd, const char *dir, const char *name, int depth,
 				err = -ENOMEM;
 				break;
 			}
-			err = walk(fd, sub, name, depth + 1, c);
+			err = walk(fd, sub, depth + 1, pl);
 			free(sub);
 			continue;
 		}
-		if ((type != DT_REG && type != DT_LNK) || !ko_name_matches(de->d_name, name))
+		if ((type != DT_REG && type != DT_LNK) || !ko_name_len(de->d_name))
 			continue;
 		/* A link must end at a regular file; stat() follows it. */
 		if (type == DT_LNK &&
 		    (fstatat(dirfd, de->d_name, &st, 0) || !S_ISREG(st.st_mode)))
 			continue;
-		err = cand_add(c, dir, de->d_name);
+		err = place_add(pl, dir, de->d_name);
 	}
 	closedir(d);
 	return err;
 }
 
-static int walk_dir(const char *dir, const char *name, struct ko_candidates *c)
+static int walk_dir(const char *dir, struct ko_place *pl)
 {
 	size_t len = strlen(dir);
 	char *root;
@@ -237,46 +232,158 @@ static int walk_dir(const char *dir, const char *name, struct ko_candidates *c)
 		close(fd);
 		return -ENOMEM;
 	}
-	err = walk(fd, root, name, 0, c);
+	err = walk(fd, root, 0, pl);
 	free(root);
 	return err;
 }
 
-/* One opts->paths entry: a module file, or a directory to search. */
-static int search_entry(const char *entry, const char *name, const uint8_t *build_id,
-			size_t build_id_len, char **path)
+/*
+ * MODULES_ROOT/RELEASE/modules.dep, as depmod writes it: one line per
+ * module, "kernel/drivers/net/dummy.ko.xz: dep.ko.xz ..." (paths relative
+ * to the release directory; very old depmod wrote absolute ones).
+ *
+ * The text file rather than modules.dep.bin or libkmod: it is what
+ * modprobe itself writes next to the binary index and its format has been
+ * stable for decades; parsing it needs no extra dependency, while libkmod
+ * would bring its configuration, alias and blacklist semantics that a
+ * lookup by exact module name does not want. It is read once per index.
+ */
+static int read_modules_dep(const char *release_dir, struct ko_place *pl)
 {
-	struct ko_candidates c = { 0 };
-	struct stat st;
-	int err;
+	char *dep, *line = NULL, *colon;
+	size_t cap = 0;
+	FILE *f;
+	int err = 0;
 
-	if (stat(entry, &st))
-		return -ENOENT;
-	if (S_ISREG(st.st_mode)) {
-		if (!ko_name_matches(path_base(entry), name))
-			return -ENOENT;
-		*path = strdup(entry);
-		return *path ? 0 : -ENOMEM;
+	if (asprintf(&dep, "%s/modules.dep", release_dir) < 0)
+		return -ENOMEM;
+	f = fopen(dep, "re");
+	free(dep);
+	if (!f)
+		return 0;	/* no modules.dep: nothing listed */
+	while (!err && getline(&line, &cap, f) > 0) {
+		colon = strchr(line, ':');
+		if (!colon || colon == line)
+			continue;
+		*colon = '\0';
+		err = place_add(pl, line[0] == '/' ? NULL : release_dir, line);
 	}
-	if (!S_ISDIR(st.st_mode))
-		return -ENOENT;
-	err = walk_dir(entry, name, &c);
-	if (!err)
-		err = cand_pick(&c, build_id, build_id_len, path);
-	cand_free(&c);
+	free(line);
+	fclose(f);
 	return err;
 }
 
-static int search_tree(const char *dir, const char *name, const uint8_t *build_id,
-		       size_t build_id_len, char **path)
+static int cmp_entry_path(const void *a, const void *b)
 {
-	struct ko_candidates c = { 0 };
-	int err = walk_dir(dir, name, &c);
+	const struct ko_entry *x = a, *y = b;
 
-	if (!err)
-		err = cand_pick(&c, build_id, build_id_len, path);
-	cand_free(&c);
-	return err;
+	return strcmp(x->key, y->key) ?: strcmp(x->path, y->path);
+}
+
+static int cmp_entry_seq(const void *a, const void *b)
+{
+	const struct ko_entry *x = a, *y = b;
+
+	return strcmp(x->key, y->key) ?: (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Read @pl if not yet done. 0 or -ENOMEM; a place that is not there is empty. */
+static int place_load(struct ko_place *pl)
+{
+	struct stat st;
+	int err = 0;
+
+	if (pl->loaded)
+		return 0;
+	switch (pl->kind) {
+	case KO_PLACE_PATH:
+		if (stat(pl->root, &st))
+			break;
+		if (S_ISREG(st.st_mode))
+			err = place_add(pl, NULL, pl->root);
+		else if (S_ISDIR(st.st_mode))
+			err = walk_dir(pl->root, pl);
+		break;
+	case KO_PLACE_TREE:
+		err = walk_dir(pl->root, pl);
+		break;
+	case KO_PLACE_MODULES_DEP:
+		err = read_modules_dep(pl->root, pl);
+		break;
+	}
+	if (err)
+		return err;
+	/* A tree's files in path order; modules.dep's in the order listed. */
+	qsort(pl->entries, pl->nr, sizeof(*pl->entries),
+	      pl->kind == KO_PLACE_MODULES_DEP ? cmp_entry_seq : cmp_entry_path);
+	pl->loaded = true;
+	return 0;
+}
+
+/* The entries of @pl for module @key: *@first and how many. */
+static size_t place_lookup(const struct ko_place *pl, const char *key, size_t *first)
+{
+	size_t lo = 0, hi = pl->nr, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(pl->entries[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < pl->nr && !strcmp(pl->entries[end].key, key); end++)
+		;
+	*first = lo;
+	return end - lo;
+}
+
+static bool ko_has_build_id(const char *path, const uint8_t *id, size_t len)
+{
+	struct secmap_ko *ko;
+	const uint8_t *kid;
+	bool same;
+
+	if (secmap_ko_open(path, &ko))
+		return false;
+	same = secmap_ko_build_id(ko, &kid) == len && !memcmp(kid, id, len);
+	secmap_ko_close(ko);
+	return same;
+}
+
+/*
+ * The file of @pl for module @key, malloc()ed into *@path. In a tree with
+ * several (one holding more than one kernel's modules), the first in path
+ * order whose build-id is @build_id, else simply the first in path order.
+ * In modules.dep, the first listed that is installed. 0, -ENOENT or -ENOMEM.
+ */
+static int place_find(struct ko_place *pl, const char *key, const uint8_t *build_id,
+		      size_t build_id_len, char **path)
+{
+	size_t first, n, i, pick = 0;
+	int err = place_load(pl);
+
+	if (err)
+		return err;
+	n = place_lookup(pl, key, &first);
+	if (!n)
+		return -ENOENT;
+	if (pl->kind == KO_PLACE_MODULES_DEP) {
+		/* Listed but not installed (a stale modules.dep): keep looking. */
+		for (pick = 0; pick < n && !is_regular(pl->entries[first + pick].path); pick++)
+			;
+		if (pick == n)
+			return -ENOENT;
+	} else if (n > 1 && build_id_len) {
+		for (i = 0; i < n; i++)
+			if (ko_has_build_id(pl->entries[first + i].path, build_id, build_id_len)) {
+				pick = i;
+				break;
+			}
+	}
+	*path = strdup(pl->entries[first + pick].path);
+	return *path ? 0 : -ENOMEM;
 }
 
 static int filter_dots(const struct dirent *de)
@@ -357,57 +464,30 @@ static int search_debug_link(const char *debug_root, const char *hex, char **pat
 	return -ENOENT;
 }
 
-/*
- * MODULES_ROOT/RELEASE/modules.dep, as depmod writes it: one line per
- * module, "kernel/drivers/net/dummy.ko.xz: dep.ko.xz ..." (paths relative
- * to the release directory; very old depmod wrote absolute ones).
- *
- * The text file rather than modules.dep.bin or libkmod: it is what
- * modprobe itself writes next to the binary index and its format has been
- * stable for decades; parsing it needs no extra dependency, while libkmod
- * would bring its configuration, alias and blacklist semantics that a
- * lookup by exact module name does not want. One linear read per module
- * is cheap next to decompressing the module found.
- */
-static int search_modules_dep(const char *release_dir, const char *name, char **path)
+/* b. by build-id; a one-byte id would leave "rest" empty, so none such. */
+static int search_build_id(const struct secmap_ko_index *idx, const uint8_t *build_id,
+			   size_t build_id_len, char **path)
 {
-	char *dep, *line = NULL, *colon, *p;
-	size_t cap = 0;
-	ssize_t len;
-	FILE *f;
+	static const char digits[] = "0123456789abcdef";
+	char *hex;
+	size_t i;
 	int err = -ENOENT;
 
-	if (asprintf(&dep, "%s/modules.dep", release_dir) < 0)
-		return -ENOMEM;
-	f = fopen(dep, "re");
-	free(dep);
-	if (!f)
+	if (build_id_len < 2 || (!idx->buildid_cache && !idx->debug_root))
 		return -ENOENT;
-	while (err == -ENOENT && (len = getline(&line, &cap, f)) > 0) {
-		colon = strchr(line, ':');
-		if (!colon || colon == line)
-			continue;
-		*colon = '\0';
-		if (!ko_name_matches(path_base(line), name))
-			continue;
-		if (line[0] == '/')
-			p = strdup(line);
-		else if (asprintf(&p, "%s/%s", release_dir, line) < 0)
-			p = NULL;
-		if (!p) {
-			err = -ENOMEM;
-			break;
-		}
-		/* Listed but not installed (a stale modules.dep): keep looking. */
-		if (is_regular(p)) {
-			*path = p;
-			err = 0;
-		} else {
-			free(p);
-		}
+	hex = malloc(2 * build_id_len + 1);
+	if (!hex)
+		return -ENOMEM;
+	for (i = 0; i < build_id_len; i++) {
+		hex[2 * i] = digits[build_id[i] >> 4];
+		hex[2 * i + 1] = digits[build_id[i] & 0xf];
 	}
-	free(line);
-	fclose(f);
+	hex[2 * build_id_len] = '\0';
+	if (idx->buildid_cache)
+		err = search_buildid_cache(idx->buildid_cache, hex, path);
+	if (err == -ENOENT && idx->debug_root)
+		err = search_debug_link(idx->debug_root, hex, path);
+	free(hex);
 	return err;
 }
 
@@ -416,13 +496,146 @@ static bool place(const char *root)
 	return root && *root;
 }
 
+/* A copy of @root, or NULL for a root to skip. 0 or -ENOMEM. */
+static int dup_root(const char *root, char **out)
+{
+	*out = NULL;
+	if (!place(root))
+		return 0;
+	*out = strdup(root);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int index_add_place(struct secmap_ko_index *idx, enum ko_place_kind kind,
+			   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int index_add_place(struct secmap_ko_index *idx, enum ko_place_kind kind,
+			   const char *fmt, ...)
+{
+	struct ko_place *pl = &idx->places[idx->nr_places];
+	va_list ap;
+	int n;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->kind = kind;
+	va_start(ap, fmt);
+	n = vasprintf(&pl->root, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		pl->root = NULL;
+		return -ENOMEM;
+	}
+	idx->nr_places++;
+	return 0;
+}
+
+SECMAP_EXPORT void secmap_ko_index_free(struct secmap_ko_index *index)
+{
+	size_t i, j;
+
+	if (!index)
+		return;
+	for (i = 0; i < index->nr_places; i++) {
+		for (j = 0; j < index->places[i].nr; j++)
+			free(index->places[i].entries[j].path);
+		free(index->places[i].entries);
+		free(index->places[i].root);
+	}
+	free(index->places);
+	free(index->buildid_cache);
+	free(index->debug_root);
+	free(index);
+}
+
+SECMAP_EXPORT int secmap_ko_index_new(const struct secmap_ko_search *opts,
+				      struct secmap_ko_index **index)
+{
+	const char *release, *modules_root = "/lib/modules", *debug_root = "/usr/lib/debug";
+	const char *home = getenv("HOME");
+	struct secmap_ko_index *idx;
+	struct utsname uts;
+	size_t nr_paths = 0;
+	int err;
+
+	if (!index)
+		return libsecmap_err(-EINVAL);
+	*index = NULL;
+	while (opts && opts->paths && opts->paths[nr_paths])
+		nr_paths++;
+	if (opts && opts->modules_root)
+		modules_root = opts->modules_root;
+	if (opts && opts->debug_root)
+		debug_root = opts->debug_root;
+	release = opts ? opts->release : NULL;
+	if (!release) {
+		if (uname(&uts))
+			return libsecmap_err(-errno);
+		release = uts.release;
+	}
+
+	idx = calloc(1, sizeof(*idx));
+	if (!idx)
+		return libsecmap_err(-ENOMEM);
+	idx->places = calloc(nr_paths + 2, sizeof(*idx->places));
+	err = idx->places ? 0 : -ENOMEM;
+	/* a. what the caller named */
+	for (idx->nr_paths = 0; !err && idx->nr_paths < nr_paths; idx->nr_paths++)
+		err = index_add_place(idx, KO_PLACE_PATH, "%s", opts->paths[idx->nr_paths]);
+	/* b. by build-id, at each lookup */
+	if (!err && opts && opts->buildid_cache) {
+		err = dup_root(opts->buildid_cache, &idx->buildid_cache);
+	} else if (!err && place(home) && asprintf(&idx->buildid_cache, "%s/.debug", home) < 0) {
+		idx->buildid_cache = NULL;
+		err = -ENOMEM;
+	}
+	if (!err)
+		err = dup_root(debug_root, &idx->debug_root);
+	/* c. a debuginfo tree for this release */
+	if (!err && place(debug_root))
+		err = index_add_place(idx, KO_PLACE_TREE, "%s/lib/modules/%s", debug_root, release);
+	/* d. what depmod indexed */
+	if (!err && place(modules_root))
+		err = index_add_place(idx, KO_PLACE_MODULES_DEP, "%s/%s", modules_root, release);
+	if (err) {
+		secmap_ko_index_free(idx);
+		return libsecmap_err(err);
+	}
+	*index = idx;
+	return 0;
+}
+
+SECMAP_EXPORT int secmap_ko_index_find(struct secmap_ko_index *index, const char *name,
+				       const uint8_t *build_id, size_t build_id_len,
+				       char **path)
+{
+	size_t len, i;
+	char *key;
+	int err = -ENOENT;
+
+	if (!path)
+		return libsecmap_err(-EINVAL);
+	*path = NULL;
+	if (!index || !name || !*name || strchr(name, '/') || (build_id_len && !build_id))
+		return libsecmap_err(-EINVAL);
+	len = strlen(name);
+	key = malloc(len + 1);
+	if (!key)
+		return libsecmap_err(-ENOMEM);
+	name_key(key, name, len);
+
+	for (i = 0; err == -ENOENT && i < index->nr_paths; i++)
+		err = place_find(&index->places[i], key, build_id, build_id_len, path);
+	if (err == -ENOENT)
+		err = search_build_id(index, build_id, build_id_len, path);
+	for (i = index->nr_paths; err == -ENOENT && i < index->nr_places; i++)
+		err = place_find(&index->places[i], key, build_id, build_id_len, path);
+	free(key);
+	return err ? libsecmap_err(err) : 0;
+}
+
 SECMAP_EXPORT int secmap_ko_find(const struct secmap_ko_search *opts, const char *name,
 				 const uint8_t *build_id, size_t build_id_len, char **path)
 {
-	const char *release, *modules_root = "/lib/modules", *debug_root = "/usr/lib/debug";
-	char *buildid_cache = NULL, *dir = NULL, *hex = NULL;
-	struct utsname uts;
-	size_t i;
+	struct secmap_ko_index *index;
 	int err;
 
 	if (!path)
@@ -430,84 +643,10 @@ SECMAP_EXPORT int secmap_ko_find(const struct secmap_ko_search *opts, const char
 	*path = NULL;
 	if (!name || !*name || strchr(name, '/') || (build_id_len && !build_id))
 		return libsecmap_err(-EINVAL);
-
-	/* a. what the caller named */
-	for (i = 0; opts && opts->paths && opts->paths[i]; i++) {
-		err = search_entry(opts->paths[i], name, build_id, build_id_len, path);
-		if (err != -ENOENT)
-			return err ? libsecmap_err(err) : 0;
-	}
-
-	if (opts && opts->modules_root)
-		modules_root = opts->modules_root;
-	if (opts && opts->debug_root)
-		debug_root = opts->debug_root;
-	if (opts && opts->buildid_cache) {
-		buildid_cache = strdup(opts->buildid_cache);
-		if (!buildid_cache)
-			return libsecmap_err(-ENOMEM);
-	} else if (getenv("HOME") && *getenv("HOME")) {
-		if (asprintf(&buildid_cache, "%s/.debug", getenv("HOME")) < 0)
-			return libsecmap_err(-ENOMEM);
-	}
-	release = opts ? opts->release : NULL;
-	if (!release) {
-		if (uname(&uts)) {
-			free(buildid_cache);
-			return libsecmap_err(-errno);
-		}
-		release = uts.release;
-	}
-
-	err = -ENOENT;
-	/* b. by build-id; a one-byte id would leave "rest" empty, so none such */
-	if (build_id_len >= 2) {
-		static const char digits[] = "0123456789abcdef";
-
-		hex = malloc(2 * build_id_len + 1);
-		if (!hex) {
-			err = -ENOMEM;
-			goto out;
-		}
-		for (i = 0; i < build_id_len; i++) {
-			hex[2 * i] = digits[build_id[i] >> 4];
-			hex[2 * i + 1] = digits[build_id[i] & 0xf];
-		}
-		hex[2 * build_id_len] = '\0';
-		if (place(buildid_cache))
-			err = search_buildid_cache(buildid_cache, hex, path);
-		if (err == -ENOENT && place(debug_root))
-			err = search_debug_link(debug_root, hex, path);
-		if (err != -ENOENT)
-			goto out;
-	}
-
-	/* c. a debuginfo tree for this release */
-	if (place(debug_root)) {
-		if (asprintf(&dir, "%s/lib/modules/%s", debug_root, release) < 0) {
-			dir = NULL;
-			err = -ENOMEM;
-			goto out;
-		}
-		err = search_tree(dir, name, build_id, build_id_len, path);
-		free(dir);
-		dir = NULL;
-		if (err != -ENOENT)
-			goto out;
-	}
-
-	/* d. what depmod indexed */
-	if (place(modules_root)) {
-		if (asprintf(&dir, "%s/%s", modules_root, release) < 0) {
-			dir = NULL;
-			err = -ENOMEM;
-			goto out;
-		}
-		err = search_modules_dep(dir, name, path);
-	}
-out:
-	free(dir);
-	free(hex);
-	free(buildid_cache);
-	return err ? libsecmap_err(err) : 0;
+	err = secmap_ko_index_new(opts, &index);
+	if (err)
+		return err;
+	err = secmap_ko_index_find(index, name, build_id, build_id_len, path);
+	secmap_ko_index_free(index);
+	return err;
 }

@@ -397,20 +397,88 @@ SECMAP_EXPORT void secmap_client_close(struct secmap_client *client)
 	free(client);
 }
 
-static int validate_name(const struct nlattr *attr)
+/*
+ * Module messages are walked with the inline helpers below rather than
+ * libmnl's accessors, which are calls into the shared library: five to
+ * seven per attribute, and a 1000-module dump has over 100000 of them.
+ * Same rules as mnl_attr_ok(): an attribute is used only if its header
+ * fits in what is left and its length covers the header and fits too.
+ * The checks after them are mnl_attr_validate()'s, made exact.
+ */
+static inline const struct nlattr *attr_first(const void *payload)
 {
-	if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+	return payload;
+}
+
+static inline bool attr_fits(const struct nlattr *attr, const void *tail)
+{
+	ptrdiff_t left = (const char *)tail - (const char *)attr;
+
+	return left >= (ptrdiff_t)sizeof(*attr) && attr->nla_len >= sizeof(*attr) &&
+	       attr->nla_len <= left;
+}
+
+static inline const struct nlattr *attr_next(const struct nlattr *attr)
+{
+	return (const struct nlattr *)((const char *)attr + MNL_ALIGN(attr->nla_len));
+}
+
+static inline uint16_t attr_type(const struct nlattr *attr)
+{
+	return attr->nla_type & NLA_TYPE_MASK;
+}
+
+static inline uint16_t attr_len(const struct nlattr *attr)
+{
+	return attr->nla_len - MNL_ATTR_HDRLEN;
+}
+
+static inline const void *attr_data(const struct nlattr *attr)
+{
+	return (const char *)attr + MNL_ATTR_HDRLEN;
+}
+
+static inline const void *nest_tail(const struct nlattr *nest)
+{
+	return (const char *)attr_data(nest) + attr_len(nest);
+}
+
+/* Every attribute from @start up to @tail; @attr is where the walk stopped. */
+#define attr_for_each(attr, start, tail) \
+	for ((attr) = attr_first(start); attr_fits((attr), (tail)); (attr) = attr_next(attr))
+#define attr_for_each_nested(attr, nest) attr_for_each(attr, attr_data(nest), nest_tail(nest))
+#define attr_for_each_in_msg(attr, nlh) \
+	attr_for_each(attr, (const char *)mnl_nlmsg_get_payload(nlh) + \
+		      MNL_ALIGN(sizeof(struct genlmsghdr)), mnl_nlmsg_get_payload_tail(nlh))
+
+
+/* A non-empty NUL-terminated string, seen once: into *@name, its length into *@len. */
+static int attr_name(const struct nlattr *attr, const char **name, size_t *len)
+{
+	const char *str = attr_data(attr);
+	uint16_t size = attr_len(attr);
+
+	if (*name || !size || str[size - 1] || !str[0])
 		return -EPROTO;
-	return *mnl_attr_get_str(attr) ? 0 : -EPROTO;
+	*name = str;
+	*len = strlen(str);
+	return 0;
+}
+
+/* A nest: empty, or room for at least one attribute header. */
+static bool attr_nest_ok(const struct nlattr *attr)
+{
+	uint16_t size = attr_len(attr);
+
+	return !size || size >= MNL_ATTR_HDRLEN;
 }
 
 /* A u32 attribute of exactly four bytes, seen once. */
 static int attr_u32(const struct nlattr *attr, bool *seen, uint32_t *val)
 {
-	if (*seen || mnl_attr_validate(attr, MNL_TYPE_U32) < 0 ||
-	    mnl_attr_get_payload_len(attr) != sizeof(uint32_t))
+	if (*seen || attr_len(attr) != sizeof(uint32_t))
 		return -EPROTO;
-	*val = mnl_attr_get_u32(attr);
+	memcpy(val, attr_data(attr), sizeof(*val));
 	*seen = true;
 	return 0;
 }
@@ -418,45 +486,38 @@ static int attr_u32(const struct nlattr *attr, bool *seen, uint32_t *val)
 /* A u64 attribute of exactly eight bytes (any alignment), seen once. */
 static int attr_u64(const struct nlattr *attr, bool *seen, uint64_t *val)
 {
-	if (*seen || mnl_attr_validate(attr, MNL_TYPE_U64) < 0 ||
-	    mnl_attr_get_payload_len(attr) != sizeof(uint64_t))
+	if (*seen || attr_len(attr) != sizeof(uint64_t))
 		return -EPROTO;
-	*val = mnl_attr_get_u64(attr);
+	memcpy(val, attr_data(attr), sizeof(*val));
 	*seen = true;
 	return 0;
 }
 
 /*
- * mnl_attr_for_each*() silently stop at an attribute that overruns its
- * container; whatever is left past @attr beyond alignment slack means the
- * message was cut or corrupted.
+ * The walks silently stop at an attribute that overruns its container;
+ * whatever is left past @attr beyond alignment slack means the message
+ * was cut or corrupted.
  */
 static bool has_garbage(const void *attr, const void *tail)
 {
 	return (const char *)tail - (const char *)attr >= (ptrdiff_t)sizeof(struct nlattr);
 }
 
-static const void *nest_tail(const struct nlattr *nest)
-{
-	return (const char *)mnl_attr_get_payload(nest) + mnl_attr_get_payload_len(nest);
-}
-
-static int parse_section(const struct nlattr *nest, struct secmap_module *mod)
+static int parse_section(const struct nlattr *nest, struct secmap_module *mod,
+			 struct libsecmap_pool *pool)
 {
 	bool have_addr = false, have_flags = false, have_region = false;
 	const struct nlattr *attr;
-	const char *name = NULL;
+	const char *name = NULL, *copy;
 	uint32_t flags = 0, region = 0;
 	uint64_t addr = 0;
-	char *dup;
-	int err;
+	size_t len = 0;
 
-	mnl_attr_for_each_nested(attr, nest) {
-		switch (mnl_attr_get_type(attr)) {
+	attr_for_each_nested(attr, nest) {
+		switch (attr_type(attr)) {
 		case SECMAP_A_SECTION_NAME:
-			if (name || validate_name(attr))
+			if (attr_name(attr, &name, &len))
 				return -EPROTO;
-			name = mnl_attr_get_str(attr);
 			break;
 		case SECMAP_A_SECTION_ADDR:
 			if (attr_u64(attr, &have_addr, &addr))
@@ -478,14 +539,11 @@ static int parse_section(const struct nlattr *nest, struct secmap_module *mod)
 	}
 	if (has_garbage(attr, nest_tail(nest)) || !name || !have_addr)
 		return -EPROTO;
-	dup = strdup(name);
-	if (!dup)
+	copy = libsecmap_pool_strndup(pool, name, len);
+	if (!copy)
 		return -ENOMEM;
-	err = libsecmap_module_add_section(mod, dup, addr, flags,
-					   have_region ? (int)region : -1);
-	if (err)
-		free(dup);
-	return err;
+	return libsecmap_module_add_section(mod, copy, addr, flags,
+					    have_region ? (int)region : -1);
 }
 
 static int parse_region(const struct nlattr *nest, struct secmap_module *mod)
@@ -494,8 +552,8 @@ static int parse_region(const struct nlattr *nest, struct secmap_module *mod)
 	struct secmap_region region = { 0 };
 	const struct nlattr *attr;
 
-	mnl_attr_for_each_nested(attr, nest) {
-		switch (mnl_attr_get_type(attr)) {
+	attr_for_each_nested(attr, nest) {
+		switch (attr_type(attr)) {
 		case SECMAP_A_REGION_TYPE:
 			if (attr_u32(attr, &have_type, &region.type))
 				return -EPROTO;
@@ -522,8 +580,8 @@ static int parse_event_nest(const struct nlattr *nest, struct secmap_event *ev)
 	bool have_seq = false, have_local = false, have_mono = false;
 	const struct nlattr *attr;
 
-	mnl_attr_for_each_nested(attr, nest) {
-		switch (mnl_attr_get_type(attr)) {
+	attr_for_each_nested(attr, nest) {
+		switch (attr_type(attr)) {
 		case SECMAP_A_EVENT_SEQ:
 			if (attr_u64(attr, &have_seq, &ev->seq))
 				return -EPROTO;
@@ -560,29 +618,48 @@ static const struct genlmsghdr *genl_header(const struct nlmsghdr *nlh)
 	return mnl_nlmsg_get_payload(nlh);
 }
 
+/* Size @mod's arrays for the sections and regions @nlh holds, in one go. */
+static int reserve_module(const struct nlmsghdr *nlh, struct secmap_module *mod)
+{
+	size_t nr_sections = 0, nr_regions = 0;
+	const struct nlattr *attr;
+
+	attr_for_each_in_msg(attr, nlh) {
+		if (attr_type(attr) == SECMAP_A_MODULE_SECTION)
+			nr_sections++;
+		else if (attr_type(attr) == SECMAP_A_MODULE_REGION)
+			nr_regions++;
+	}
+	return libsecmap_module_reserve(mod, nr_sections, nr_regions);
+}
+
 /*
- * Fill @mod from the top-level attributes of @nlh; with @ev, also the
- * event nest, which is then required. On failure the caller releases @mod.
+ * Fill @mod from the top-level attributes of @nlh, its strings from
+ * @pool; with @ev, also the event nest, which is then required. On
+ * failure the caller releases @mod.
  */
 static int parse_module_attrs(const struct nlmsghdr *nlh, struct secmap_module *mod,
-			      struct secmap_event *ev)
+			      struct libsecmap_pool *pool, struct secmap_event *ev)
 {
 	bool have_state = false, have_taint = false, have_event = false;
 	const struct nlattr *attr;
 	const char *name = NULL;
+	size_t len = 0;
 	int err;
 
-	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
-		switch (mnl_attr_get_type(attr)) {
+	err = reserve_module(nlh, mod);
+	if (err)
+		return err;
+	attr_for_each_in_msg(attr, nlh) {
+		switch (attr_type(attr)) {
 		case SECMAP_A_MODULE_NAME:
-			if (name || validate_name(attr))
+			if (attr_name(attr, &name, &len))
 				return -EPROTO;
-			name = mnl_attr_get_str(attr);
 			break;
 		case SECMAP_A_MODULE_SECTION:
-			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			if (!attr_nest_ok(attr))
 				return -EPROTO;
-			err = parse_section(attr, mod);
+			err = parse_section(attr, mod, pool);
 			if (err)
 				return err;
 			break;
@@ -595,14 +672,14 @@ static int parse_module_attrs(const struct nlmsghdr *nlh, struct secmap_module *
 				return -EPROTO;
 			break;
 		case SECMAP_A_MODULE_BUILD_ID:
-			if (mod->build_id_len || mnl_attr_get_payload_len(attr) == 0 ||
-			    mnl_attr_get_payload_len(attr) > SECMAP_BUILD_ID_MAX)
+			if (mod->build_id_len || attr_len(attr) == 0 ||
+			    attr_len(attr) > SECMAP_BUILD_ID_MAX)
 				return -EPROTO;
-			mod->build_id_len = mnl_attr_get_payload_len(attr);
-			memcpy(mod->build_id, mnl_attr_get_payload(attr), mod->build_id_len);
+			mod->build_id_len = attr_len(attr);
+			memcpy(mod->build_id, attr_data(attr), mod->build_id_len);
 			break;
 		case SECMAP_A_MODULE_REGION:
-			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			if (!attr_nest_ok(attr))
 				return -EPROTO;
 			err = parse_region(attr, mod);
 			if (err)
@@ -612,8 +689,7 @@ static int parse_module_attrs(const struct nlmsghdr *nlh, struct secmap_module *
 			/* Only notifications carry it; elsewhere it means nothing to us. */
 			if (!ev)
 				break;
-			if (have_event || mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0 ||
-			    parse_event_nest(attr, ev))
+			if (have_event || !attr_nest_ok(attr) || parse_event_nest(attr, ev))
 				return -EPROTO;
 			have_event = true;
 			break;
@@ -624,7 +700,7 @@ static int parse_module_attrs(const struct nlmsghdr *nlh, struct secmap_module *
 	}
 	if (has_garbage(attr, mnl_nlmsg_get_payload_tail(nlh)) || !name || (ev && !have_event))
 		return -EPROTO;
-	mod->name = strdup(name);
+	mod->name = libsecmap_pool_strndup(pool, name, len);
 	return mod->name ? 0 : -ENOMEM;
 }
 
@@ -636,7 +712,7 @@ int libsecmap_parse_module_msg(const struct nlmsghdr *nlh, struct secmap_snapsho
 
 	if (!genl || genl->cmd != SECMAP_CMD_MODULE_GET)
 		return libsecmap_err(-EPROTO);
-	err = parse_module_attrs(nlh, &mod, NULL);
+	err = parse_module_attrs(nlh, &mod, &snap->pool, NULL);
 	if (!err)
 		err = libsecmap_snapshot_add_module(snap, &mod);
 	libsecmap_module_release(&mod);
@@ -666,7 +742,7 @@ int libsecmap_parse_event_msg(const struct nlmsghdr *nlh, struct libsecmap_event
 	if (!ev)
 		return libsecmap_err(-ENOMEM);
 	ev->type = genl->cmd;
-	err = parse_module_attrs(nlh, &ev->module, ev);
+	err = parse_module_attrs(nlh, &ev->module, &ev->pool, ev);
 	if (err) {
 		secmap_event_free(ev);
 		return libsecmap_err(err);

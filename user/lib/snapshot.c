@@ -6,6 +6,67 @@
 
 #include "internal.h"
 
+/* Blocks grow from the first to the last size: a small snapshot stays small. */
+#define POOL_BLOCK_FIRST 4096
+#define POOL_BLOCK_MAX (64 * 1024)
+
+struct libsecmap_pool_block {
+	struct libsecmap_pool_block *next;	/* older */
+	size_t size;
+	size_t used;
+	char data[];
+};
+
+char *libsecmap_pool_strndup(struct libsecmap_pool *pool, const char *s, size_t len)
+{
+	struct libsecmap_pool_block *b = pool->head;
+	size_t size;
+	char *p;
+
+	if (len >= SIZE_MAX / 2) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!b || b->size - b->used <= len) {
+		size = b ? 2 * b->size : POOL_BLOCK_FIRST;
+		if (size > POOL_BLOCK_MAX)
+			size = POOL_BLOCK_MAX;
+		if (size <= len)
+			size = len + 1;
+		b = malloc(sizeof(*b) + size);
+		if (!b) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		b->size = size;
+		b->used = 0;
+		/* A string too big for a normal block gets its own, behind the one being filled. */
+		if (pool->head && size == len + 1) {
+			b->next = pool->head->next;
+			pool->head->next = b;
+		} else {
+			b->next = pool->head;
+			pool->head = b;
+		}
+	}
+	p = b->data + b->used;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	b->used += len + 1;
+	return p;
+}
+
+void libsecmap_pool_release(struct libsecmap_pool *pool)
+{
+	struct libsecmap_pool_block *b, *next;
+
+	for (b = pool->head; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	pool->head = NULL;
+}
+
 struct secmap_snapshot *libsecmap_snapshot_new(void)
 {
 	struct secmap_snapshot *snap = calloc(1, sizeof(*snap));
@@ -34,7 +95,32 @@ static int grow(void **arr, size_t *cap, size_t nr, size_t size)
 	return 0;
 }
 
-int libsecmap_module_add_section(struct secmap_module *mod, char *name, uint64_t addr,
+/* Make room in @arr (of @size-byte elements) for @want in all. */
+static int reserve(void **arr, size_t *cap, size_t want, size_t size)
+{
+	void *p;
+
+	if (want <= *cap)
+		return 0;
+	if (want > SIZE_MAX / size)
+		return libsecmap_err(-ENOMEM);
+	p = realloc(*arr, want * size);
+	if (!p)
+		return libsecmap_err(-ENOMEM);
+	*arr = p;
+	*cap = want;
+	return 0;
+}
+
+int libsecmap_module_reserve(struct secmap_module *mod, size_t nr_sections, size_t nr_regions)
+{
+	return reserve((void **)&mod->sections, &mod->cap_sections, nr_sections,
+		       sizeof(*mod->sections)) ?:
+	       reserve((void **)&mod->regions, &mod->cap_regions, nr_regions,
+		       sizeof(*mod->regions));
+}
+
+int libsecmap_module_add_section(struct secmap_module *mod, const char *name, uint64_t addr,
 				 uint32_t flags, int region)
 {
 	int err;
@@ -78,13 +164,8 @@ int libsecmap_snapshot_add_module(struct secmap_snapshot *snap, struct secmap_mo
 
 void libsecmap_module_release(struct secmap_module *mod)
 {
-	size_t i;
-
-	for (i = 0; i < mod->nr_sections; i++)
-		free(mod->sections[i].name);
 	free(mod->sections);
 	free(mod->regions);
-	free(mod->name);
 	memset(mod, 0, sizeof(*mod));
 }
 
@@ -97,6 +178,7 @@ SECMAP_EXPORT void secmap_snapshot_free(struct secmap_snapshot *snapshot)
 	for (i = 0; i < snapshot->nr_modules; i++)
 		libsecmap_module_release(&snapshot->modules[i]);
 	free(snapshot->modules);
+	libsecmap_pool_release(&snapshot->pool);
 	free(snapshot);
 }
 
@@ -278,6 +360,7 @@ SECMAP_EXPORT void secmap_event_free(struct secmap_event *event)
 	if (!event)
 		return;
 	libsecmap_module_release(&event->module);
+	libsecmap_pool_release(&event->pool);
 	secmap_snapshot_free(event->snapshot);
 	free(event);
 }

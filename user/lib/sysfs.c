@@ -262,7 +262,8 @@ static int cmp_section(const void *a, const void *b)
  * are: ".text", ".data", ".init.text", "__ksymtab"...). -ENOENT: the
  * module's sysfs directory is gone (it was unloaded mid-walk).
  */
-static int read_sections(const struct sysfs_ctx *ctx, struct secmap_module *mod)
+static int read_sections(const struct sysfs_ctx *ctx, struct secmap_module *mod,
+			 struct libsecmap_pool *pool)
 {
 	char path[PATH_MAX], text[ADDR_TEXT_MAX];
 	bool all_zero = true;
@@ -282,7 +283,7 @@ static int read_sections(const struct sysfs_ctx *ctx, struct secmap_module *mod)
 		return err;
 	}
 	for (;;) {
-		char *name;
+		const char *name;
 		uint64_t addr;
 		ssize_t len;
 
@@ -314,16 +315,14 @@ static int read_sections(const struct sysfs_ctx *ctx, struct secmap_module *mod)
 		err = parse_addr(text, len, &addr);
 		if (err)
 			break;
-		name = strdup(de->d_name);
+		name = libsecmap_pool_strndup(pool, de->d_name, strlen(de->d_name));
 		if (!name) {
 			err = -ENOMEM;
 			break;
 		}
 		err = libsecmap_module_add_section(mod, name, addr, 0, -1);
-		if (err) {
-			free(name);
+		if (err)
 			break;
-		}
 		if (addr)
 			all_zero = false;
 	}
@@ -376,11 +375,11 @@ static int read_module(const struct sysfs_ctx *ctx, const char *name, uint32_t s
 	struct secmap_module mod = { 0 };
 	int err;
 
-	mod.name = strdup(name);
+	mod.name = libsecmap_pool_strndup(&snap->pool, name, strlen(name));
 	if (!mod.name)
 		return -ENOMEM;
 	mod.state = state;
-	err = read_sections(ctx, &mod);
+	err = read_sections(ctx, &mod, &snap->pool);
 	if (!err)
 		err = read_build_id(ctx, &mod);
 	if (!err)

@@ -9,7 +9,9 @@
 
 #include "kselftest_harness.h"
 
+#include "dump_ko.h"
 #include "internal.h"
+#include "json_out.h"
 #include "msg.h"
 #include "secmap_cli.h"
 
@@ -154,6 +156,238 @@ TEST_F(dump, json_pretty_same_document)
 	EXPECT_TRUE(json_object_equal(plain, pretty));
 	json_object_put(pretty);
 	json_object_put(plain);
+}
+
+/* What json-c prints for @root in compact form, as dump did before streaming. */
+static char *json_c_plain(struct json_object *root)
+{
+	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
+	char *out = NULL;
+
+	if (s && asprintf(&out, "%s\n", s) < 0)
+		out = NULL;
+	return out;
+}
+
+/*
+ * The streamed output is json-c's, byte for byte: names with every kind
+ * of character, .ko fields known and not, paths to escape, and more than
+ * the stream's buffer holds (a name longer than it, too).
+ */
+TEST_F(dump, json_stream_same_bytes_as_json_c)
+{
+	static const char *const odd[] = {
+		"quote\"", "back\\slash", "slash/ok", "tab\there", "nl\ncr\r", "\x01\x1f\x7f",
+		"caf\xc3\xa9 \xe2\x82\xac", "\xff\xfe bytes", "<script>", "\b\f",
+	};
+	size_t size = 1 << 20, i, j, nr;
+	char *buf = calloc(1, size), *big = malloc(100000), *want, name[64];
+	struct secmap_snapshot *snap = libsecmap_snapshot_new();
+	const struct secmap_module **mods = NULL;
+	const char *missing = NULL;
+	struct json_object *root;
+	struct dump_ko *kos;
+	struct nlmsghdr *nlh;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, big);
+	ASSERT_NE(NULL, snap);
+	/* Longer than the stream's buffer; the name, as long as netlink allows. */
+	memset(big, 'b', 99999);
+	big[99999] = '\0';
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "mod_%zu", i);
+		nlh = msg_module(buf, name);
+		msg_module_info(nlh, i % 3, i * 0x1001, i % 2 ? build_id : NULL,
+				i % 2 ? sizeof(build_id) : 0);
+		msg_region(nlh, SECMAP_REGION_TEXT, 0xffffffffc0000000ULL + i, i);
+		msg_region(nlh, 99, 0, UINT64_MAX);
+		for (j = 0; j < 600; j++) {
+			const char *sec = j < 10 ? odd[j] : j == 10 && i == 1 ? big + 40000 : NULL;
+
+			snprintf(name, sizeof(name), ".text.%zu", j);
+			msg_section_full(nlh, sec ? sec : name, j == 11 ? 0 : UINT64_MAX - j,
+					 (uint32_t)j % 4, (int)(j % 10) - 1);
+		}
+		ASSERT_EQ(0, libsecmap_parse_module_msg(nlh, snap));
+	}
+	ASSERT_EQ(0, dump_select(snap, NULL, 0, &mods, &nr, &missing));
+	kos = calloc(nr, sizeof(*kos));
+	ASSERT_NE(NULL, kos);
+	/*
+	 * Module 0: no .ko; 1: a path to escape; 2, 3: every other section
+	 * known; 3: a path longer than the stream's buffer.
+	 */
+	for (i = 1; i < nr; i++) {
+		ASSERT_LE(0, asprintf(&kos[i].path, i == 1 ? "/tmp/a \"b\"\\c\n.ko" :
+				      "/lib/modules/r/m%zu%s.ko.xz", i, i == 3 ? big : ""));
+		if (i < 2)
+			continue;
+		kos[i].secs = calloc(600, sizeof(*kos[i].secs));
+		ASSERT_NE(NULL, kos[i].secs);
+		for (j = 0; j < 600; j += 2) {
+			kos[i].secs[j].found = true;
+			kos[i].secs[j].s.size = j * 1000;
+			kos[i].secs[j].s.offset = UINT64_MAX - j;
+			kos[i].secs[j].s.flags = j % 4 ? 0x4 : 0x2;
+			kos[i].secs[j].s.nr_symbols = j;
+		}
+	}
+
+	/* With and without the .ko fields. */
+	for (i = 0; i < 2; i++) {
+		char *got = NULL;
+		size_t len = 0;
+		FILE *f;
+
+		root = dump_build_json_ko(mods, nr, i ? kos : NULL);
+		ASSERT_NE(NULL, root);
+		want = json_c_plain(root);
+		ASSERT_NE(NULL, want);
+		json_object_put(root);
+		f = open_memstream(&got, &len);
+		ASSERT_NE(NULL, f);
+		ASSERT_EQ(0, dump_print_json_ko(f, mods, nr, i ? kos : NULL));
+		fclose(f);
+		EXPECT_GT(len, (size_t)(1 << 17));
+		EXPECT_EQ(strlen(want), len);
+		EXPECT_STREQ(want, got);
+		free(got);
+		free(want);
+	}
+	dump_ko_free(kos, nr);
+	free(mods);
+	secmap_snapshot_free(snap);
+	free(big);
+	free(buf);
+}
+
+/* Every byte value in a string comes out as json-c writes it. */
+TEST_F(dump, json_stream_escapes_as_json_c)
+{
+	struct json_object *str;
+	char text[8], *want, *got;
+	struct json_out *o;
+	unsigned int c;
+	size_t len;
+	FILE *f;
+
+	for (c = 1; c < 256; c++) {
+		snprintf(text, sizeof(text), "a%cz", c);
+		str = json_object_new_string(text);
+		ASSERT_NE(NULL, str);
+		want = json_c_plain(str);
+		json_object_put(str);
+		ASSERT_NE(NULL, want);
+		got = NULL;
+		f = open_memstream(&got, &len);
+		ASSERT_NE(NULL, f);
+		o = json_out_stream(f);
+		json_out_str(o, NULL, text);
+		ASSERT_EQ(0, json_out_finish(o, NULL));
+		fclose(f);
+		EXPECT_STREQ(want, got) {
+			TH_LOG("byte 0x%02x", c);
+		}
+		free(got);
+		free(want);
+	}
+}
+
+/* Numbers, hex strings, booleans and nulls: the stream and the tree agree. */
+TEST_F(dump, json_stream_values_as_json_c)
+{
+	static const uint64_t vals[] = {
+		0, 1, 9, 10, 15, 16, 255, 4096, 0xffffffffULL, 0x100000000ULL,
+		0x7fffffffffffffffULL, 0x8000000000000000ULL, UINT64_MAX - 1, UINT64_MAX,
+	};
+	struct json_object *root;
+	struct json_out *o;
+	char *want = NULL;
+	size_t i, k;
+
+	for (k = 0; k < 2; k++) {
+		o = k ? json_out_stream(self->f) : json_out_tree();
+		ASSERT_NE(NULL, o);
+		json_out_object_begin(o, NULL);
+		json_out_array_begin(o, "u64");
+		for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+			json_out_u64(o, NULL, vals[i]);
+		json_out_array_end(o);
+		json_out_array_begin(o, "hex");
+		for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+			json_out_hex(o, NULL, vals[i]);
+		json_out_array_end(o);
+		json_out_array_begin(o, "empty");
+		json_out_array_end(o);
+		json_out_object_begin(o, "obj");
+		json_out_bool(o, "t", true);
+		json_out_bool(o, "f", false);
+		json_out_null(o, "n");
+		json_out_str(o, "s", NULL);
+		json_out_object_end(o);
+		json_out_object_end(o);
+		if (!k) {
+			ASSERT_EQ(0, json_out_finish(o, &root));
+			want = json_c_plain(root);
+			json_object_put(root);
+			ASSERT_NE(NULL, want);
+			continue;
+		}
+		ASSERT_EQ(0, json_out_finish(o, NULL));
+		EXPECT_STREQ(want, finish(self));
+		EXPECT_NE(NULL, strstr(want, "[\"0x0\",\"0x1\",\"0x9\",\"0xa\",\"0xf\",\"0x10\","));
+		EXPECT_NE(NULL, strstr(want, ",\"0xffffffffffffffff\"]"));
+		EXPECT_NE(NULL, strstr(want, "[0,1,9,10,15,16,255,"));
+		EXPECT_NE(NULL, strstr(want, ",18446744073709551615]"));
+		free(want);
+	}
+}
+
+/* Calls that do not describe one well-formed value fail, and say so at the end. */
+TEST_F(dump, json_out_misuse)
+{
+	struct json_object *root = (struct json_object *)1;
+	struct json_out *o;
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		/* A key inside an array; none inside an object; at the top. */
+		o = k ? json_out_stream(self->f) : json_out_tree();
+		json_out_array_begin(o, NULL);
+		json_out_u64(o, "k", 1);
+		EXPECT_EQ(-EINVAL, json_out_finish(o, k ? NULL : &root));
+		o = k ? json_out_stream(self->f) : json_out_tree();
+		json_out_object_begin(o, NULL);
+		json_out_u64(o, NULL, 1);
+		EXPECT_EQ(-EINVAL, json_out_finish(o, k ? NULL : &root));
+		o = k ? json_out_stream(self->f) : json_out_tree();
+		json_out_u64(o, "k", 1);
+		EXPECT_EQ(-EINVAL, json_out_finish(o, k ? NULL : &root));
+		/* Unbalanced, unfinished, two top-level values */
+		o = k ? json_out_stream(self->f) : json_out_tree();
+		json_out_object_begin(o, NULL);
+		json_out_array_end(o);
+		EXPECT_EQ(-EINVAL, json_out_finish(o, k ? NULL : &root));
+		o = k ? json_out_stream(self->f) : json_out_tree();
+		json_out_object_begin(o, NULL);
+		EXPECT_EQ(-EINVAL, json_out_finish(o, k ? NULL : &root));
+		o = k ? json_out_stream(self->f) : json_out_tree();
+		json_out_null(o, NULL);
+		json_out_null(o, NULL);
+		EXPECT_EQ(-EINVAL, json_out_finish(o, k ? NULL : &root));
+		/* A failure met by the caller sticks. */
+		o = k ? json_out_stream(self->f) : json_out_tree();
+		json_out_fail(o, -ENOMEM);
+		json_out_null(o, NULL);
+		EXPECT_EQ(-ENOMEM, json_out_finish(o, k ? NULL : &root));
+		EXPECT_EQ(NULL, root);
+	}
+	/* Out of memory before the first call. */
+	EXPECT_EQ(-ENOMEM, json_out_finish(NULL, &root));
+	/* Nothing reached the stream: no newline for a document that failed. */
+	EXPECT_STREQ("", finish(self));
 }
 
 TEST_F(dump, json_empty)

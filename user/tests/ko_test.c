@@ -2,7 +2,8 @@
 /*
  * Unit tests for module files: secmap_ko_open() and friends against libelf
  * read directly, every compression, truncated and corrupt files;
- * secmap_ko_find() over a fake tree; and how "secmap dump" uses them.
+ * secmap_ko_find() and the index behind it over a fake tree; and how
+ * "secmap dump" uses them.
  *
  * The fixtures are built at test time in a temporary directory: a C file
  * with code in .text, .text.unlikely and .init.text, data, .data..percpu
@@ -942,6 +943,206 @@ TEST_F(ko, find_prefers_build_id_match)
 	EXPECT_EQ(0, find(&s, "foo", self->id, self->id_len, d, rel, sizeof(rel)));
 	EXPECT_STREQ("tree/a-old/foo.ko", rel);
 	free((char *)paths[0]);
+}
+
+/* secmap_ko_index_find() through @idx, relative to @dir as find() does. */
+static int index_find(struct secmap_ko_index *idx, const char *name, const uint8_t *id,
+		      size_t id_len, const char *dir, char *rel, size_t size)
+{
+	char *path = (char *)1;
+	int err = secmap_ko_index_find(idx, name, id, id_len, &path);
+
+	rel[0] = '\0';
+	if (!err) {
+		size_t dl = strlen(dir);
+
+		snprintf(rel, size, "%s", strncmp(path, dir, dl) ? path : path + dl + 1);
+		free(path);
+	} else if (path != NULL || errno != -err) {
+		return 1000;
+	}
+	return err;
+}
+
+/* Many lookups in one index answer what secmap_ko_find() answers, name by name. */
+TEST_F(ko, index_same_as_find)
+{
+	static const char *const names[] = {
+		"foo_bar", "foo-bar", "snd_hda_codec_generic", "snd-hda-codec_generic", "dummy",
+		"veth", "fixture", "nosuch", "foo", "foo_bar_baz", "a_b",
+	};
+	const char *d = self->dir;
+	char rel[PATH_MAX], want[PATH_MAX], *tree = path_in(d, "tree");
+	const char *paths[3] = { tree, self->gz, NULL };
+	struct secmap_ko_search s = { .release = "r1", .buildid_cache = "", .paths = paths };
+	struct secmap_ko_index *idx;
+	char *mods = path_in(d, "mods"), *debug = path_in(d, "debug");
+	size_t i, k;
+
+	s.modules_root = mods;
+	s.debug_root = debug;
+	ASSERT_EQ(0, place_ko(d, "tree/x/foo-bar.ko.zst", "fixture.ko.zst"));
+	ASSERT_EQ(0, place_ko(d, "tree/y/a-b.ko", NULL));
+	ASSERT_EQ(0, place_ko(d, "debug/lib/modules/r1/kernel/veth.ko.debug", NULL));
+	ASSERT_EQ(0, place_ko(d, "mods/r1/kernel/sound/snd-hda-codec-generic.ko.xz",
+			      "fixture.ko.xz"));
+	ASSERT_EQ(0, place_ko(d, "mods/r1/kernel/net/veth.ko", NULL));
+	ASSERT_EQ(0, place_ko(d, "mods/r1/kernel/net/dummy.ko", NULL));
+	ASSERT_EQ(0, run("cd %s && printf '%%s\\n' 'kernel/net/veth.ko:' "
+			 "'kernel/sound/snd-hda-codec-generic.ko.xz: kernel/net/veth.ko' "
+			 "'kernel/net/dummy.ko:' > mods/r1/modules.dep", d));
+
+	ASSERT_EQ(0, secmap_ko_index_new(&s, &idx));
+	/* Twice over, so that the second round runs on places already read. */
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			int want_err = find(&s, names[i], NULL, 0, d, want, sizeof(want));
+
+			EXPECT_EQ(want_err, index_find(idx, names[i], NULL, 0, d, rel,
+						       sizeof(rel))) {
+				TH_LOG("%s", names[i]);
+			}
+			EXPECT_STREQ(want, rel);
+		}
+	}
+	/* Spot checks of what both said. */
+	EXPECT_EQ(0, index_find(idx, "snd-hda-codec_generic", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("mods/r1/kernel/sound/snd-hda-codec-generic.ko.xz", rel);
+	EXPECT_EQ(0, index_find(idx, "veth", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("debug/lib/modules/r1/kernel/veth.ko.debug", rel);
+	EXPECT_EQ(0, index_find(idx, "a_b", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("tree/y/a-b.ko", rel);
+	EXPECT_EQ(0, index_find(idx, "fixture", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("fixture.ko.gz", rel);
+	EXPECT_EQ(-ENOENT, index_find(idx, "foo", NULL, 0, d, rel, sizeof(rel)));
+	secmap_ko_index_free(idx);
+	free(tree);
+	free(mods);
+	free(debug);
+}
+
+/* No modules.dep, no release directory, no root at all: nothing found, no error. */
+TEST_F(ko, index_missing_places)
+{
+	const char *d = self->dir;
+	struct secmap_ko_search s = { .release = "r", .modules_root = d, .debug_root = "",
+				      .buildid_cache = "" };
+	struct secmap_ko_index *idx;
+	char rel[PATH_MAX];
+
+	ASSERT_EQ(0, secmap_ko_index_new(&s, &idx));
+	EXPECT_EQ(-ENOENT, index_find(idx, "fixture", NULL, 0, d, rel, sizeof(rel)));
+	secmap_ko_index_free(idx);
+	/* The release directory, without modules.dep */
+	ASSERT_EQ(0, place_ko(d, "r/kernel/fixture.ko", NULL));
+	ASSERT_EQ(0, secmap_ko_index_new(&s, &idx));
+	EXPECT_EQ(-ENOENT, index_find(idx, "fixture", NULL, 0, d, rel, sizeof(rel)));
+	secmap_ko_index_free(idx);
+	/* Every root skipped */
+	s.modules_root = "";
+	ASSERT_EQ(0, secmap_ko_index_new(&s, &idx));
+	EXPECT_EQ(-ENOENT, index_find(idx, "fixture", self->id, self->id_len, d, rel,
+				      sizeof(rel)));
+	secmap_ko_index_free(idx);
+}
+
+/*
+ * modules.dep: the first installed among lines naming the module, in the
+ * file's order; lines without a module file, or without a name, are skipped.
+ */
+TEST_F(ko, index_modules_dep_order)
+{
+	const char *d = self->dir;
+	struct secmap_ko_search s = { .release = "r", .modules_root = d, .debug_root = "",
+				      .buildid_cache = "" };
+	struct secmap_ko_index *idx;
+	char rel[PATH_MAX];
+
+	ASSERT_EQ(0, place_ko(d, "r/updates/z/foo.ko", NULL));
+	ASSERT_EQ(0, place_ko(d, "r/kernel/a/foo.ko.xz", "fixture.ko.xz"));
+	ASSERT_EQ(0, run("cd %s && printf '%%s\\n' ': kernel/a/foo.ko.xz' 'garbage' "
+			 "'kernel/gone/foo.ko:' 'kernel/a/foo.txt:' 'updates/z/foo.ko:' "
+			 "'kernel/a/foo.ko.xz:' '%s/r/kernel/a/foo.ko.xz:' > r/modules.dep", d, d));
+	ASSERT_EQ(0, secmap_ko_index_new(&s, &idx));
+	/* Not sorted by path: updates/ before kernel/, as listed (depmod's priority). */
+	EXPECT_EQ(0, index_find(idx, "foo", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("r/updates/z/foo.ko", rel);
+	secmap_ko_index_free(idx);
+	/* Once that one is gone, the next listed; an absolute path is taken as is. */
+	ASSERT_EQ(0, run("rm %s/r/updates/z/foo.ko", d));
+	ASSERT_EQ(0, run("cd %s && printf '%%s\\n' '%s/r/kernel/a/foo.ko.xz:' "
+			 "'kernel/a/foo.ko.xz:' > r/modules.dep", d, d));
+	ASSERT_EQ(0, secmap_ko_index_new(&s, &idx));
+	EXPECT_EQ(0, index_find(idx, "foo", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("r/kernel/a/foo.ko.xz", rel);
+	secmap_ko_index_free(idx);
+}
+
+/*
+ * Listings are read once, when a lookup first reaches them; by build-id
+ * places are looked at on every lookup.
+ */
+TEST_F(ko, index_reads_listings_once)
+{
+	const char *d = self->dir, *hex = self->id_hex;
+	char rel[PATH_MAX], want[300], *tree = path_in(d, "tree");
+	const char *paths[2] = { tree, NULL };
+	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
+				      .paths = paths };
+	struct secmap_ko_index *idx;
+
+	s.buildid_cache = d;
+	ASSERT_EQ(0, place_ko(d, "tree/one.ko", NULL));
+	ASSERT_EQ(0, secmap_ko_index_new(&s, &idx));
+	/* Created after the index, before its first lookup: seen. */
+	ASSERT_EQ(0, place_ko(d, "tree/two.ko", NULL));
+	EXPECT_EQ(0, index_find(idx, "two", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("tree/two.ko", rel);
+	/* Created after that: not seen... */
+	ASSERT_EQ(0, place_ko(d, "tree/three.ko", NULL));
+	EXPECT_EQ(-ENOENT, index_find(idx, "three", NULL, 0, d, rel, sizeof(rel)));
+	/* ... and one removed is still returned (as a path; opening it fails). */
+	ASSERT_EQ(0, run("rm %s/tree/one.ko", d));
+	EXPECT_EQ(0, index_find(idx, "one", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("tree/one.ko", rel);
+	/* perf's cache is looked at each time. */
+	EXPECT_EQ(-ENOENT, index_find(idx, "four", self->id, self->id_len, d, rel, sizeof(rel)));
+	ASSERT_EQ(0, run("cd %s && mkdir -p .build-id/%.2s/%s && cp fixture.ko "
+			 ".build-id/%.2s/%s/elf", d, hex, hex + 2, hex, hex + 2));
+	EXPECT_EQ(0, index_find(idx, "four", self->id, self->id_len, d, rel, sizeof(rel)));
+	snprintf(want, sizeof(want), ".build-id/%.2s/%s/elf", hex, hex + 2);
+	EXPECT_STREQ(want, rel);
+	/* ... after the paths given, which still win. */
+	EXPECT_EQ(0, index_find(idx, "two", self->id, self->id_len, d, rel, sizeof(rel)));
+	EXPECT_STREQ("tree/two.ko", rel);
+	secmap_ko_index_free(idx);
+	free(tree);
+}
+
+TEST_F(ko, index_bad_arguments)
+{
+	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
+				      .buildid_cache = "" };
+	struct secmap_ko_index *idx = (struct secmap_ko_index *)1;
+	char rel[PATH_MAX];
+
+	EXPECT_EQ(-EINVAL, secmap_ko_index_new(&s, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, secmap_ko_index_new(&s, &idx));
+	EXPECT_EQ(-EINVAL, index_find(NULL, "x", NULL, 0, "", rel, sizeof(rel)));
+	EXPECT_EQ(-EINVAL, index_find(idx, NULL, NULL, 0, "", rel, sizeof(rel)));
+	EXPECT_EQ(-EINVAL, index_find(idx, "", NULL, 0, "", rel, sizeof(rel)));
+	EXPECT_EQ(-EINVAL, index_find(idx, "../x", NULL, 0, "", rel, sizeof(rel)));
+	EXPECT_EQ(-EINVAL, index_find(idx, "x", NULL, 20, "", rel, sizeof(rel)));
+	EXPECT_EQ(-EINVAL, secmap_ko_index_find(idx, "x", NULL, 0, NULL));
+	EXPECT_EQ(-ENOENT, index_find(idx, "x", NULL, 0, "", rel, sizeof(rel)));
+	secmap_ko_index_free(idx);
+	secmap_ko_index_free(NULL);
+	/* NULL options: the system's places, whatever they hold. */
+	ASSERT_EQ(0, secmap_ko_index_new(NULL, &idx));
+	EXPECT_EQ(-ENOENT, index_find(idx, "secmap_no_such_module_here", NULL, 0, "", rel,
+				      sizeof(rel)));
+	secmap_ko_index_free(idx);
 }
 
 /* --- secmap dump ------------------------------------------------------- */

@@ -319,6 +319,52 @@ TEST_F(parse, failure_leaves_snapshot_intact)
 	EXPECT_EQ(NULL, secmap_snapshot_find(self->snap, "broken"));
 }
 
+/*
+ * Many sections and names of every length: the arrays are sized from the
+ * message and the names share blocks; nothing may move under earlier
+ * modules as later ones are added.
+ */
+TEST_F(parse, many_sections_long_names)
+{
+	size_t size = 1 << 20, i, m, len;
+	char *buf = calloc(1, size), name[4100];
+	const struct secmap_module *mod;
+	struct nlmsghdr *nlh;
+
+	ASSERT_NE(NULL, buf);
+	for (m = 0; m < 3; m++) {
+		snprintf(name, sizeof(name), "mod%zu", m);
+		nlh = msg_module(buf, name);
+		for (i = 0; i < 700; i++) {
+			len = 1 + (i * 37 + m) % (i == 500 ? 4000 : 60);
+			memset(name, 'a' + (i + m) % 26, len);
+			name[len] = '\0';
+			msg_section_full(nlh, name, 0xffffffffc0000000ULL + i, 0, (int)(i % 3) - 1);
+		}
+		msg_region(nlh, SECMAP_REGION_TEXT, 0xffffffffc0000000ULL, 4096);
+		ASSERT_EQ(0, parse_exact(nlh, self->snap));
+	}
+	ASSERT_EQ(3U, secmap_snapshot_module_count(self->snap));
+	for (m = 0; m < 3; m++) {
+		mod = secmap_snapshot_module(self->snap, m);
+		snprintf(name, sizeof(name), "mod%zu", m);
+		EXPECT_STREQ(name, secmap_module_name(mod));
+		ASSERT_EQ(700U, secmap_module_section_count(mod));
+		EXPECT_EQ(1U, secmap_module_region_count(mod));
+		for (i = 0; i < 700; i++) {
+			const struct secmap_section *sec = secmap_module_section(mod, i);
+
+			len = 1 + (i * 37 + m) % (i == 500 ? 4000 : 60);
+			memset(name, 'a' + (i + m) % 26, len);
+			name[len] = '\0';
+			EXPECT_STREQ(name, secmap_section_name(sec));
+			EXPECT_EQ(0xffffffffc0000000ULL + i, secmap_section_addr(sec));
+			EXPECT_EQ((int)(i % 3) - 1, secmap_section_region(sec));
+		}
+	}
+	free(buf);
+}
+
 /* Every prefix and every single-byte corruption parses or fails cleanly. */
 TEST_F(parse, no_crash_on_corruption)
 {
@@ -1220,6 +1266,42 @@ TEST(dump_retry_other_errors_not_retried)
 	EXPECT_EQ(3, fd.calls);
 	EXPECT_EQ(2UL, retries);
 	EXPECT_EQ(NULL, snap);
+}
+
+/* The string pool: blocks of growing size, and a long string in a block of its own. */
+TEST(pool_strings)
+{
+	struct libsecmap_pool pool = { 0 };
+	static char big[200000];
+	char *got[5000], want[80];
+	size_t i, len;
+
+	memset(big, 'z', sizeof(big) - 1);
+	for (i = 0; i < 5000; i++) {
+		if (i == 2500) {
+			got[i] = libsecmap_pool_strndup(&pool, big, sizeof(big) - 1);
+			ASSERT_NE(NULL, got[i]);
+			continue;
+		}
+		len = (size_t)snprintf(want, sizeof(want), "%zu-%.*s", i, (int)(i % 50), big);
+		/* Only @len bytes are copied: what follows in the source is not. */
+		got[i] = libsecmap_pool_strndup(&pool, want, len - (i % 2));
+		ASSERT_NE(NULL, got[i]);
+	}
+	for (i = 0; i < 5000; i++) {
+		if (i == 2500) {
+			EXPECT_EQ(sizeof(big) - 1, strlen(got[i]));
+			EXPECT_EQ(0, memcmp(got[i], big, sizeof(big) - 1));
+			continue;
+		}
+		len = (size_t)snprintf(want, sizeof(want), "%zu-%.*s", i, (int)(i % 50), big);
+		want[len - (i % 2)] = '\0';
+		EXPECT_STREQ(want, got[i]);
+	}
+	EXPECT_STREQ("", libsecmap_pool_strndup(&pool, "abc", 0));
+	libsecmap_pool_release(&pool);
+	EXPECT_EQ(NULL, pool.head);
+	libsecmap_pool_release(&pool);
 }
 
 TEST(name_tables)
