@@ -314,8 +314,9 @@ static int place_load(struct ko_place *pl)
 	if (err)
 		return err;
 	/* A tree's files in path order; modules.dep's in the order listed. */
-	qsort(pl->entries, pl->nr, sizeof(*pl->entries),
-	      pl->kind == KO_PLACE_MODULES_DEP ? cmp_entry_seq : cmp_entry_path);
+	if (pl->nr)
+		qsort(pl->entries, pl->nr, sizeof(*pl->entries),
+		      pl->kind == KO_PLACE_MODULES_DEP ? cmp_entry_seq : cmp_entry_path);
 	pl->loaded = true;
 	return 0;
 }
