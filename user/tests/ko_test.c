@@ -748,23 +748,32 @@ static int place_ko(const char *dir, const char *rel, const char *from)
 		   from ? from : "fixture.ko", rel);
 }
 
-static int find(const struct secmap_ko_search *s, const char *name, const uint8_t *id,
-		size_t id_len, const char *dir, char *rel, size_t size)
+/*
+ * The result of a lookup that set *@path (or left it NULL on failure) as
+ * @err: the path is put in @rel relative to the test's directory, for
+ * readable expectations. 1000: the failure did not follow the conventions.
+ */
+static int found(int err, char *path, const char *dir, char *rel, size_t size)
 {
-	char *path = NULL;
-	int err = secmap_ko_find(s, name, id, id_len, &path);
-
 	rel[0] = '\0';
 	if (!err) {
 		size_t dl = strlen(dir);
 
-		/* Relative to the test's directory, for readable expectations. */
 		snprintf(rel, size, "%s", strncmp(path, dir, dl) ? path : path + dl + 1);
 		free(path);
 	} else if (path != NULL || errno != -err) {
 		return 1000;
 	}
 	return err;
+}
+
+static int find(const struct secmap_ko_search *s, const char *name, const uint8_t *id,
+		size_t id_len, const char *dir, char *rel, size_t size)
+{
+	char *path = NULL;
+	int err = secmap_ko_find(s, name, id, id_len, &path);
+
+	return found(err, path, dir, rel, size);
 }
 
 /* Every place at once, then each winner removed to show the next. */
@@ -949,19 +958,11 @@ TEST_F(ko, find_prefers_build_id_match)
 static int index_find(struct secmap_ko_index *idx, const char *name, const uint8_t *id,
 		      size_t id_len, const char *dir, char *rel, size_t size)
 {
+	/* Not NULL: a failure must set it to NULL itself. */
 	char *path = (char *)1;
 	int err = secmap_ko_index_find(idx, name, id, id_len, &path);
 
-	rel[0] = '\0';
-	if (!err) {
-		size_t dl = strlen(dir);
-
-		snprintf(rel, size, "%s", strncmp(path, dir, dl) ? path : path + dl + 1);
-		free(path);
-	} else if (path != NULL || errno != -err) {
-		return 1000;
-	}
-	return err;
+	return found(err, path, dir, rel, size);
 }
 
 /* Many lookups in one index answer what secmap_ko_find() answers, name by name. */
