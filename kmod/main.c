@@ -23,10 +23,11 @@ static int __init secmap_init(void)
 	ret = secmap_subscribers_init();
 	if (ret)
 		goto err_tracking;
+	/* On before anyone can subscribe: nobody is told of a number never sent. */
+	secmap_events_enable(true);
 	ret = secmap_netlink_init();
 	if (ret)
 		goto err_subscribers;
-	secmap_events_enable(true);
 
 	bytes = secmap_registry_memory(&nr_entries, &nr_sections);
 	pr_info("tracking %u modules, %u sections in %zu bytes\n", nr_entries, nr_sections,
@@ -34,6 +35,7 @@ static int __init secmap_init(void)
 	return 0;
 
 err_subscribers:
+	secmap_events_enable(false);
 	secmap_subscribers_exit();
 err_tracking:
 	secmap_tracking_exit();

@@ -22,12 +22,13 @@
 /**
  * struct secmap_subscriber - a socket allowed to receive events
  * @node: in the subscribers list
- * @sk: the socket; compared, never dereferenced
+ * @sk: the socket; it stays allocated until its NETLINK_URELEASE, which
+ *	unlists it first
  * @portid: its port, to unlist it on NETLINK_URELEASE and to unicast to it
  */
 struct secmap_subscriber {
 	struct list_head node;
-	const struct sock *sk;
+	struct sock *sk;
 	u32 portid;
 };
 
@@ -85,7 +86,7 @@ int secmap_events_subscribe_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENOSPC;
 	} else {
 		list_add_tail(&sub->node, &subscribers);
-		nr_subscribers++;
+		WRITE_ONCE(nr_subscribers, nr_subscribers + 1);
 		sub = NULL;
 		ret = 0;
 	}
@@ -136,9 +137,19 @@ void secmap_subscribers_unicast(struct sk_buff *skb)
 
 	spin_lock(&subscribers_lock);
 	list_for_each_entry(sub, &subscribers, node) {
+		/*
+		 * Closing: its port may already be free for another socket
+		 * to bind, so sending by port could reach a stranger. (Left:
+		 * the few instructions in netlink_release() between freeing
+		 * the port and marking the socket dead; 6.1 exports no way to
+		 * queue to a socket rather than a port.)
+		 */
+		if (sock_flag(sub->sk, SOCK_DEAD))
+			continue;
+		/* A subscriber missing this one sees the sequence gap. */
 		copy = skb_clone(skb, GFP_ATOMIC);
 		if (!copy)
-			break;
+			continue;
 		/* MSG_DONTWAIT: never sleeps, so safe under the lock. */
 		nlmsg_unicast(init_net.genl_sock, copy, sub->portid);
 	}
@@ -146,7 +157,11 @@ void secmap_subscribers_unicast(struct sk_buff *skb)
 	consume_skb(skb);
 }
 
-/* Unlist a socket as it is closed, before its memory can be reused. */
+/*
+ * Unlist a socket as it is closed, before its memory can be reused. Its
+ * port was freed just before, and may already belong to a new socket,
+ * maybe subscribed too: the one closing is the one marked dead.
+ */
 static int secmap_subscribers_release(struct notifier_block *nb, unsigned long event,
 				      void *ptr)
 {
@@ -159,9 +174,9 @@ static int secmap_subscribers_release(struct notifier_block *nb, unsigned long e
 
 	spin_lock(&subscribers_lock);
 	list_for_each_entry_safe(sub, tmp, &subscribers, node) {
-		if (sub->portid == n->portid) {
+		if (sub->portid == n->portid && sock_flag(sub->sk, SOCK_DEAD)) {
 			list_del(&sub->node);
-			nr_subscribers--;
+			WRITE_ONCE(nr_subscribers, nr_subscribers - 1);
 			kfree(sub);
 		}
 	}
@@ -198,6 +213,6 @@ void secmap_subscribers_exit(void)
 		list_del(&sub->node);
 		kfree(sub);
 	}
-	nr_subscribers = 0;
+	WRITE_ONCE(nr_subscribers, 0);
 	spin_unlock(&subscribers_lock);
 }
