@@ -242,6 +242,11 @@ static int monitor_loop(struct secmap_client *client, int sfd, const struct moni
 				/* The sequence gap it leaves makes the next event a resync. */
 				fprintf(stderr, "Warning: skipped a malformed event\n");
 				continue;
+			} else if (ret == -EBUSY) {
+				/* The library keeps the loss pending and retries. */
+				fprintf(stderr, "Warning: events were lost and modules keep changing; "
+					"resyncing at the next event\n");
+				continue;
 			} else if (ret) {
 				p_err("monitor: %s", secmap_strerror(ret));
 				return exit_code_from_err(ret);

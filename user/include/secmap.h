@@ -82,9 +82,12 @@ int secmap_client_info(struct secmap_client *client, struct secmap_info *info);
  * sequence numbers jump), the library re-dumps and returns one event of
  * type SECMAP_EVENT_RESYNC instead: secmap_event_snapshot() holds every
  * module as it is now, secmap_event_lost() how many events it replaces.
- * Events the snapshot already includes are then skipped. Likewise, once
+ * Events the snapshot already includes are then skipped. If the re-dump
+ * fails (-EBUSY: modules kept changing; or the dump's own errors), the
+ * loss stays pending and the next call tries again. Likewise, once
  * subscribed, secmap_client_dump() returns a snapshot the following
- * events continue exactly (none it includes, none missing).
+ * events continue exactly (none it includes, none missing). Events sent
+ * before secmap_client_subscribe() returns are not delivered.
  */
 #define SECMAP_EVENT_RESYNC 0x100
 int secmap_client_subscribe(struct secmap_client *client);

@@ -75,7 +75,8 @@ struct secmap_event {
 
 /* What a listener remembers between events to notice lost ones. */
 struct libsecmap_event_state {
-	uint64_t last_seq;	/* 0: no event seen yet */
+	uint64_t last_seq;	/* meaningful once @started */
+	bool started;		/* @last_seq is known: an event, INFO or a dump */
 	/*
 	 * After a snapshot that includes every event up to this one: events
 	 * at or below it are dropped. 0: none pending.

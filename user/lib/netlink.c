@@ -756,12 +756,13 @@ int libsecmap_parse_event_msg(const struct nlmsghdr *nlh, struct libsecmap_event
 		st->covered_seq = 0;
 	}
 	/* A number going backwards: the kernel module was reloaded; no gap. */
-	if (st->last_seq && ev->seq > st->last_seq)
+	if (st->started && ev->seq > st->last_seq)
 		ev->lost = ev->seq - st->last_seq - 1;
 	/* An overrun lost at least one, even if we cannot tell how many. */
 	if (st->overrun && !ev->lost)
 		ev->lost = 1;
 	st->last_seq = ev->seq;
+	st->started = true;
 	st->overrun = false;
 	*event = ev;
 	return 0;
@@ -927,6 +928,7 @@ SECMAP_EXPORT int secmap_client_dump(struct secmap_client *client,
 	if (err)
 		return err;
 	client->ev_state.last_seq = covered;
+	client->ev_state.started = true;
 	client->ev_state.covered_seq = covered;
 	client->ev_state.overrun = false;
 	return 0;
@@ -1120,6 +1122,7 @@ SECMAP_EXPORT int secmap_client_subscribe(struct secmap_client *client)
 	client->ev_len = client->ev_off = 0;
 	memset(&client->ev_state, 0, sizeof(client->ev_state));
 	client->ev_state.last_seq = info.event_seq;
+	client->ev_state.started = true;
 	client->ev_state.covered_seq = info.event_seq;
 	return 0;
 fail_errno:
@@ -1193,31 +1196,41 @@ static void drain_events(int fd)
 }
 
 /*
- * Events were lost after @last_seq (0: none seen): re-dump and hand out the
- * snapshot as one event; the events it includes will be skipped.
+ * Events were lost after @last_seq (if @known: the last one handed out):
+ * re-dump and hand out the snapshot as one event; the events it includes
+ * will be skipped. If that fails, the loss stays pending, so the next
+ * event tries again. -EBUSY: modules kept changing during every try.
  */
-static int client_resync(struct secmap_client *c, uint64_t last_seq,
+static int client_resync(struct secmap_client *c, bool known, uint64_t last_seq,
 			 struct secmap_event **event)
 {
 	struct secmap_snapshot *snap;
-	struct secmap_event *ev;
+	struct secmap_event *ev = NULL;
 	uint64_t covered;
 	int err;
 
 	err = client_dump_covered(c, &snap, &covered);
-	if (err)
-		return err;
-	ev = calloc(1, sizeof(*ev));
-	if (!ev) {
-		secmap_snapshot_free(snap);
-		return -ENOMEM;
+	if (!err) {
+		ev = calloc(1, sizeof(*ev));
+		if (!ev) {
+			secmap_snapshot_free(snap);
+			err = -ENOMEM;
+		}
+	}
+	if (err) {
+		c->ev_state.started = known;
+		c->ev_state.last_seq = last_seq;
+		c->ev_state.overrun = true;
+		/* -EAGAIN from next_event means "nothing yet". */
+		return err == -EAGAIN ? -EBUSY : err;
 	}
 	ev->type = SECMAP_EVENT_RESYNC;
 	ev->seq = covered;
 	/* At least one was lost, even when the numbers cannot say how many. */
-	ev->lost = last_seq && covered > last_seq ? covered - last_seq : 1;
+	ev->lost = known && covered > last_seq ? covered - last_seq : 1;
 	ev->snapshot = snap;
 	c->ev_state.last_seq = covered;
+	c->ev_state.started = true;
 	c->ev_state.covered_seq = covered;
 	c->ev_state.overrun = false;
 	*event = ev;
@@ -1250,7 +1263,7 @@ SECMAP_EXPORT int secmap_client_next_event(struct secmap_client *client,
 			/* The snapshot includes this event too. */
 			secmap_event_free(*event);
 			*event = NULL;
-			ret = client_resync(client, last, event);
+			ret = client_resync(client, true, last, event);
 			return ret ? libsecmap_err(ret) : 0;
 		}
 		if (ret)
@@ -1271,11 +1284,10 @@ SECMAP_EXPORT int secmap_client_next_event(struct secmap_client *client,
 		if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
 			continue;
 		if (n == -ENOBUFS) {
-			/* If the re-dump fails, the next event still reports a loss. */
-			client->ev_state.overrun = true;
 			client->ev_len = client->ev_off = 0;
 			drain_events(pfd.fd);
-			ret = client_resync(client, client->ev_state.last_seq, event);
+			ret = client_resync(client, client->ev_state.started,
+					    client->ev_state.last_seq, event);
 			return ret ? libsecmap_err(ret) : 0;
 		}
 		if (n < 0)

@@ -1026,6 +1026,7 @@ TEST_F(events, covered_by_snapshot)
 	size_t i;
 
 	self->st.last_seq = 20;
+	self->st.started = true;
 	self->st.covered_seq = 20;
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		ev = (struct secmap_event *)1;
@@ -1046,6 +1047,17 @@ TEST_F(events, covered_by_snapshot)
 		EXPECT_EQ(0ULL, self->st.covered_seq);
 		secmap_event_free(ev);
 	}
+}
+
+/* Subscribed to a secmap that has sent nothing: event 1 is expected first. */
+TEST_F(events, known_start_at_zero_still_sees_a_gap)
+{
+	struct secmap_event *ev = NULL;
+
+	self->st.started = true;
+	ASSERT_EQ(0, parse_event_exact(msg_new_ntf(self->buf, "dummy", 3), &self->st, &ev));
+	EXPECT_EQ(2ULL, secmap_event_lost(ev));
+	secmap_event_free(ev);
 }
 
 TEST_F(events, overrun_before_first_event)
