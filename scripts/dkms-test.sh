@@ -16,10 +16,7 @@ CACHE=${SECMAP_CACHE:-/var/cache/secmap}
 KERNEL_TAGS=${SECMAP_DKMS_KERNELS:-6.1 6.12}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+. "$top/scripts/tap.sh"
 bail() { echo "Bail out! $*"; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || bail "must run as root (dkms)"
@@ -118,5 +115,4 @@ else
 	not_ok "dkms remove secmap/$version --all"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ] || { echo "# $failed of $n failed"; exit 1; }
+tap_done

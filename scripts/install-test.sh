@@ -9,19 +9,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 prefix=/usr
-n=0
-failed=0
-check() {	# check DESCRIPTION COMMAND...
-	local desc=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
-	fi
-}
+. "$top/scripts/tap.sh"
 
 tmp=$(mktemp -d /tmp/secmap-install-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -90,5 +78,4 @@ else
 	check "make uninstall" false
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ] || { echo "# $failed of $n failed"; exit 1; }
+tap_done

@@ -12,22 +12,9 @@ set -u
 bin=${1:?usage: $0 SECMAP_BINARY COMPLETION_SCRIPT MAN_RST_DIR}
 comp=${2:?}
 mandir=${3:?}
-n=0
-failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-check() {	# check DESCRIPTION COMMAND...
-	local desc=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/../../scripts/tap.sh"
 
 # WORD as a whole word (not a prefix of a longer option) in FILE.
 has_word() {
@@ -110,5 +97,4 @@ expect_completion "auto netlink sysfs" secmap dump --source ""
 expect_completion "sysfs" secmap -p dump --source s
 expect_completion "--count" secmap monitor --cou
 
-echo "1..$n"
-[ "$failed" -eq 0 ] || { echo "# $failed of $n checks failed"; exit 1; }
+tap_done
