@@ -21,6 +21,16 @@ def c_name(*parts):
     return "".join(parts).upper().replace("-", "_")
 
 
+def number(out, items, prefix, cnt_name, max_name):
+    """Attributes or commands: counted from 0 unless a "value" sets it."""
+    value = -1
+    for item in items:
+        value = item.get("value", value + 1)
+        out[c_name(prefix, item["name"])] = value
+    out[c_name(cnt_name)] = value + 1
+    out[c_name(max_name)] = value
+
+
 def expected_constants(spec):
     """{C identifier: value} for every constant the spec defines."""
     out = {}
@@ -33,19 +43,10 @@ def expected_constants(spec):
             value = d.get("value-start", 0) + i
             out[c_name(prefix, entry)] = 1 << value if d["type"] == "flags" else value
     for aset in spec["attribute-sets"]:
-        value = -1
-        for attr in aset["attributes"]:
-            value = attr.get("value", value + 1)
-            out[c_name(aset["name-prefix"], attr["name"])] = value
-        out[c_name(aset["attr-cnt-name"])] = value + 1
-        out[c_name(aset["attr-max-name"])] = value
+        number(out, aset["attributes"], aset["name-prefix"], aset["attr-cnt-name"],
+               aset["attr-max-name"])
     ops = spec["operations"]
-    value = -1
-    for op in ops["list"]:
-        value = op.get("value", value + 1)
-        out[c_name(ops["name-prefix"], op["name"])] = value
-    out[c_name(ops["cmd-cnt-name"])] = value + 1
-    out[c_name(ops["cmd-max-name"])] = value
+    number(out, ops["list"], ops["name-prefix"], ops["cmd-cnt-name"], ops["cmd-max-name"])
     return out
 
 
