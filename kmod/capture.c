@@ -66,13 +66,7 @@ static bool in_init_memory(const struct secmap_entry *entry, const struct secmap
 		return true;
 	if (sec->region < 0)
 		return state != SECMAP_MODULE_STATE_COMING;
-	switch (entry->regions[sec->region].type) {
-	case SECMAP_REGION_INIT_TEXT:
-	case SECMAP_REGION_INIT_DATA:
-	case SECMAP_REGION_INIT_RODATA:
-		return true;
-	}
-	return false;
+	return secmap_region_is_init(entry->regions[sec->region].type);
 }
 
 static unsigned long percpu_size(const struct module *mod, unsigned long *base)

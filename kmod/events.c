@@ -100,9 +100,8 @@ void secmap_event_send_locked(struct sk_buff *skb, u8 cmd, const struct secmap_e
 	 * subscribed: that socket has already been told this number is to
 	 * come (INFO), so the event must reach it.
 	 */
-	if (!skb && entry && secmap_subscribers_any())
-		skb = secmap_event_alloc(cmd, cmd == SECMAP_CMD_MODULE_NEW_NTF ? entry : NULL,
-					 GFP_ATOMIC);
+	if (!skb && entry)
+		skb = secmap_event_alloc(cmd, entry, GFP_ATOMIC);
 	if (!skb)
 		return;
 	if (!events_on || !entry)

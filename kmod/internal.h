@@ -11,6 +11,14 @@
 #include <linux/secmap.h>
 
 #define SECMAP_NR_REGION_TYPES	(SECMAP_REGION_PERCPU + 1)
+
+/* Init regions are freed once the module's init returned. */
+static inline bool secmap_region_is_init(u8 type)
+{
+	return type == SECMAP_REGION_INIT_TEXT || type == SECMAP_REGION_INIT_DATA ||
+	       type == SECMAP_REGION_INIT_RODATA;
+}
+
 /* SHA-1, what kbuild's --build-id produces; longer notes are not reported. */
 #define SECMAP_BUILD_ID_MAX	20
 
@@ -110,7 +118,8 @@ u64 secmap_events_last_seq_locked(void);
 /* netlink.c */
 int secmap_netlink_init(void);
 void secmap_netlink_exit(void);
-int secmap_netlink_check_read(const struct sk_buff *skb, struct netlink_ext_ack *extack);
+int secmap_netlink_check_read(const struct sk_buff *skb, const struct nlmsghdr *nlh,
+			      struct netlink_ext_ack *extack);
 int secmap_netlink_check_version(const struct nlmsghdr *nlh, struct netlink_ext_ack *extack);
 bool secmap_addrs_hidden(void);
 extern struct genl_family secmap_genl_family;

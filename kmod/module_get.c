@@ -25,8 +25,7 @@ int secmap_module_get_doit(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int ret;
 
-	ret = secmap_netlink_check_version(info->nlhdr, info->extack) ?:
-	      secmap_netlink_check_read(skb, info->extack);
+	ret = secmap_netlink_check_read(skb, info->nlhdr, info->extack);
 	if (ret)
 		return ret;
 	if (GENL_REQ_ATTR_CHECK(info, SECMAP_A_MODULE_NAME))
@@ -65,8 +64,7 @@ out:
  */
 int secmap_module_get_start(struct netlink_callback *cb)
 {
-	return secmap_netlink_check_version(cb->nlh, cb->extack) ?:
-	       secmap_netlink_check_read(cb->skb, cb->extack);
+	return secmap_netlink_check_read(cb->skb, cb->nlh, cb->extack);
 }
 
 struct dump_ctx {

@@ -5,12 +5,6 @@
  */
 #include "internal.h"
 
-static bool region_is_init(u8 type)
-{
-	return type == SECMAP_REGION_INIT_TEXT || type == SECMAP_REGION_INIT_DATA ||
-	       type == SECMAP_REGION_INIT_RODATA;
-}
-
 static int put_region(struct sk_buff *skb, const struct secmap_region *region)
 {
 	struct nlattr *nest = nla_nest_start(skb, SECMAP_A_MODULE_REGION);
@@ -103,7 +97,7 @@ int secmap_module_msg_fill(struct sk_buff *skb, const struct secmap_entry *entry
 		return 0;
 
 	for (i = 0; i < entry->nr_regions; i++) {
-		if (freed && region_is_init(entry->regions[i].type))
+		if (freed && secmap_region_is_init(entry->regions[i].type))
 			continue;
 		if (put_region(skb, &entry->regions[i]))
 			return -EMSGSIZE;

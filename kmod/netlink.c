@@ -29,6 +29,8 @@ bool secmap_addrs_hidden(void)
 /**
  * secmap_netlink_check_read() - may the sender of @skb see module addresses?
  * @skb: the request
+ * @nlh: its header (a request skb may hold several messages); its version
+ *	is checked first, as secmap_netlink_check_version() does
  * @extack: for the reason of a refusal
  *
  * Section addresses are kernel pointers. /sys/module/M/sections shows them
@@ -36,10 +38,15 @@ bool secmap_addrs_hidden(void)
  * CAP_SYSLOG; secmap asks the same of the socket's opener, in the initial
  * user namespace, and honours kptr_restrict=2 by refusing everyone.
  *
- * Return: 0 or -EPERM.
+ * Return: 0, -EOPNOTSUPP or -EPERM.
  */
-int secmap_netlink_check_read(const struct sk_buff *skb, struct netlink_ext_ack *extack)
+int secmap_netlink_check_read(const struct sk_buff *skb, const struct nlmsghdr *nlh,
+			      struct netlink_ext_ack *extack)
 {
+	int ret = secmap_netlink_check_version(nlh, extack);
+
+	if (ret)
+		return ret;
 	if (!netlink_capable(skb, CAP_SYSLOG)) {
 		NL_SET_ERR_MSG(extack, "reading module addresses needs CAP_SYSLOG");
 		return -EPERM;

@@ -67,8 +67,7 @@ int secmap_events_subscribe_doit(struct sk_buff *skb, struct genl_info *info)
 	struct secmap_subscriber *sub;
 	int ret;
 
-	ret = secmap_netlink_check_version(info->nlhdr, info->extack) ?:
-	      secmap_netlink_check_read(skb, info->extack);
+	ret = secmap_netlink_check_read(skb, info->nlhdr, info->extack);
 	if (ret)
 		return ret;
 
