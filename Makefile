@@ -35,6 +35,10 @@ kmod-matrix: setup
 	@for k in $(KERNELS); do bash scripts/kbuild.sh $$k $(BUILD)/kernels/$$k || exit 1; done
 
 guest: setup
+	$(MAKE) guest-build
+
+# The VM userspace alone, for scripts/check.sh, which has run setup already.
+guest-build:
 	$(MAKE) -C user OUTPUT=$(BUILD)/guest/ all
 	mkdir -p $(BUILD)/guest/tests
 	$(MAKE) -C selftests/secmap OUTPUT=$(BUILD)/guest/tests/ LIBSECMAP=$(BUILD)/guest/libsecmap.a
@@ -71,6 +75,10 @@ DKMS_KMOD_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.c)) $(wildcard kmod/*.h
 
 install: install-user install-dkms
 
+# For the install and DKMS tests: the version install-dkms installs.
+print-version:
+	@echo $(VERSION)
+
 install-user:
 	$(MAKE) -C user install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
@@ -87,5 +95,5 @@ uninstall:
 	$(MAKE) -C user uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	rm -rf $(DKMS_SRC)
 
-.PHONY: all user kmod setup kmod-matrix guest check demo bench clean
+.PHONY: all user kmod setup kmod-matrix guest guest-build check demo bench clean print-version
 .PHONY: install install-user install-dkms uninstall

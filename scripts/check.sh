@@ -68,10 +68,8 @@ tap_result dkms-run.tap $? "dkms-test.sh ran to completion"
 grep -h '^not ok' "$tapdir/install.tap" "$tapdir/dkms.tap" || true
 
 step "userspace for the VMs"
-mkdir -p "$build/guest/tests"
-make -s -C user OUTPUT="$build/guest/" all >"$build/guest/build.log" 2>&1 &&
-	make -s -C selftests/secmap OUTPUT="$build/guest/tests/" \
-		LIBSECMAP="$build/guest/libsecmap.a" >>"$build/guest/build.log" 2>&1
+mkdir -p "$build/guest"
+make -s -C "$top" guest-build >"$build/guest/build.log" 2>&1
 static_rc=$?
 tap_result guest.tap $static_rc "secmap CLI and selftests for the VMs build"
 [ $static_rc -eq 0 ] || cat "$build/guest/build.log"

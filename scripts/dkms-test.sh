@@ -22,7 +22,7 @@ bail() { echo "Bail out! $*"; exit 1; }
 [ "$(id -u)" -eq 0 ] || bail "must run as root (dkms)"
 command -v dkms >/dev/null || bail "dkms not installed (run scripts/setup.sh)"
 
-version=$(sed -n 's/^PACKAGE_VERSION="*\([^"]*\)"*$/\1/p' "$top/dkms.conf")
+version=$(make -s --no-print-directory -C "$top" print-version)
 [ -n "$version" ] || bail "no PACKAGE_VERSION in dkms.conf"
 
 tmp=$(mktemp -d /tmp/secmap-dkms-test.XXXXXX)

@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/root
 log=$tmp/log
 
-version=$(sed -n 's/^PACKAGE_VERSION="*\([^"]*\)"*$/\1/p' "$top/dkms.conf")
+version=$(make -s --no-print-directory -C "$top" print-version)
 if ! make -C "$top" install DESTDIR="$dest" PREFIX="$prefix" >"$log" 2>&1; then
 	sed 's/^/# /' "$log"
 	echo "Bail out! make install failed"
