@@ -209,31 +209,22 @@ static mnl_cb_t ctl_cbs[] = {
 	[NLMSG_OVERRUN]	= ctl_overrun,
 };
 
-/* Send @req and feed every reply to @cb until the exchange ends. */
-static int client_run(struct secmap_client *c, struct nlmsghdr *req, mnl_cb_t cb,
-		      struct recv_ctx *ctx)
+/* Feed every datagram of @nl to @cb until the exchange @seq ends. */
+static int run_replies(struct mnl_socket *nl, char **buf, size_t *size, unsigned int seq,
+		       mnl_cb_t cb, struct recv_ctx *ctx)
 {
-	/* Replies land in the buffer @req lives in: keep what we need of it. */
-	unsigned int seq = req->nlmsg_seq;
 	ssize_t n;
 	int ret;
 
-	if (!c->nl) {
-		ret = client_socket_open(c);
-		if (ret)
-			return ret;
-	}
-	if (mnl_socket_sendto(c->nl, req, req->nlmsg_len) < 0)
-		return -errno;
 	for (;;) {
-		n = sock_recv(mnl_socket_get_fd(c->nl), &c->buf, &c->buf_size);
+		n = sock_recv(mnl_socket_get_fd(nl), buf, size);
 		if (n == -EINTR)
 			continue;
 		if (n < 0)
 			return n;
 		if (n == 0)
 			return -EPROTO;
-		ret = mnl_cb_run2(c->buf, n, seq, c->portid, cb, ctx,
+		ret = mnl_cb_run2(*buf, n, seq, mnl_socket_get_portid(nl), cb, ctx,
 				  ctl_cbs, ARRAY_SIZE(ctl_cbs));
 		if (ret == MNL_CB_ERROR) {
 			if (ctx->err)
@@ -244,6 +235,31 @@ static int client_run(struct secmap_client *c, struct nlmsghdr *req, mnl_cb_t cb
 		if (ret == MNL_CB_STOP)
 			return ctx->err;
 	}
+}
+
+/*
+ * Send @req and feed every reply to @cb until the exchange ends. Bailing
+ * out mid-exchange leaves the rest queued on the socket, where it would
+ * confuse the next request: start over on a new one.
+ */
+static int client_run(struct secmap_client *c, struct nlmsghdr *req, mnl_cb_t cb,
+		      struct recv_ctx *ctx)
+{
+	int err;
+
+	if (!c->nl) {
+		err = client_socket_open(c);
+		if (err)
+			return err;
+	}
+	if (mnl_socket_sendto(c->nl, req, req->nlmsg_len) < 0)
+		err = -errno;
+	else
+		/* Replies land in the buffer @req lives in: read its seq first. */
+		err = run_replies(c->nl, &c->buf, &c->buf_size, req->nlmsg_seq, cb, ctx);
+	if (!ctx->done)
+		client_socket_close(c);
+	return err;
 }
 
 static struct nlmsghdr *put_genl_request(struct secmap_client *c, uint16_t type, uint16_t flags,
@@ -835,18 +851,10 @@ static int client_dump_once(void *arg, struct secmap_snapshot *snap)
 	struct secmap_client *c = arg;
 	struct recv_ctx ctx = { .client = c, .snap = snap };
 	struct nlmsghdr *nlh;
-	int err;
 
 	nlh = put_genl_request(c, c->family, NLM_F_DUMP, SECMAP_CMD_MODULE_GET,
 			       SECMAP_GENL_VERSION);
-	err = client_run(c, nlh, dump_cb, &ctx);
-	/*
-	 * Bailing out mid-dump leaves the rest of it queued on the socket,
-	 * where it would confuse the next request: start over on a new one.
-	 */
-	if (!ctx.done)
-		client_socket_close(c);
-	return err;
+	return client_run(c, nlh, dump_cb, &ctx);
 }
 
 int libsecmap_dump_retry(int (*once)(void *arg, struct secmap_snapshot *snap), void *arg,
@@ -873,6 +881,15 @@ int libsecmap_dump_retry(int (*once)(void *arg, struct secmap_snapshot *snap), v
 			return libsecmap_err(-EAGAIN);
 		(*retries)++;
 	}
+}
+
+/* A snapshot includes every event up to @seq: continue right after it. */
+static void ev_state_covered(struct libsecmap_event_state *st, uint64_t seq)
+{
+	st->last_seq = seq;
+	st->started = true;
+	st->covered_seq = seq;
+	st->overrun = false;
 }
 
 /*
@@ -927,10 +944,7 @@ SECMAP_EXPORT int secmap_client_dump(struct secmap_client *client,
 	err = client_dump_covered(client, snapshot, &covered);
 	if (err)
 		return err;
-	client->ev_state.last_seq = covered;
-	client->ev_state.started = true;
-	client->ev_state.covered_seq = covered;
-	client->ev_state.overrun = false;
+	ev_state_covered(&client->ev_state, covered);
 	return 0;
 }
 
@@ -950,8 +964,6 @@ static int client_get_once(struct secmap_client *c, const char *name,
 			       SECMAP_GENL_VERSION);
 	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, name);
 	err = client_run(c, nlh, dump_cb, &ctx);
-	if (!ctx.done)
-		client_socket_close(c);
 	if (!err && secmap_snapshot_module_count(snap) != 1)
 		err = -EPROTO;
 	return err;
@@ -1019,18 +1031,9 @@ SECMAP_EXPORT int secmap_client_info(struct secmap_client *client, struct secmap
 	nlh = put_genl_request(client, client->family, NLM_F_ACK, SECMAP_CMD_INFO_GET,
 			       SECMAP_GENL_VERSION);
 	err = client_run(client, nlh, info_cb, &ctx);
-	if (!ctx.done)
-		client_socket_close(client);
 	if (!err && !ctx.have_info)
 		err = -EPROTO;
 	return err ? libsecmap_err(err) : 0;
-}
-
-static int ignore_event(const struct nlmsghdr *nlh, void *data)
-{
-	(void)nlh;
-	(void)data;
-	return MNL_CB_OK;
 }
 
 /*
@@ -1041,31 +1044,13 @@ static int ignore_event(const struct nlmsghdr *nlh, void *data)
 static int subscribe_socket(struct secmap_client *c, struct mnl_socket *nl)
 {
 	struct recv_ctx ctx = { .client = c };
-	unsigned int seq, portid = mnl_socket_get_portid(nl);
 	struct nlmsghdr *nlh;
-	ssize_t n;
-	int ret;
 
 	nlh = put_genl_request(c, c->family, NLM_F_ACK, SECMAP_CMD_EVENTS_SUBSCRIBE,
 			       SECMAP_GENL_VERSION);
-	seq = nlh->nlmsg_seq;
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
-	for (;;) {
-		n = sock_recv(mnl_socket_get_fd(nl), &c->ev_buf, &c->ev_size);
-		if (n == -EINTR)
-			continue;
-		if (n < 0)
-			return (int)n;
-		if (n == 0)
-			return -EPROTO;
-		ret = mnl_cb_run2(c->ev_buf, n, seq, portid, ignore_event, &ctx,
-				  ctl_cbs, ARRAY_SIZE(ctl_cbs));
-		if (ret == MNL_CB_ERROR)
-			return ctx.err ? ctx.err : -EPROTO;
-		if (ret == MNL_CB_STOP)
-			return ctx.err;
-	}
+	return run_replies(nl, &c->ev_buf, &c->ev_size, nlh->nlmsg_seq, ctl_noop, &ctx);
 }
 
 SECMAP_EXPORT int secmap_client_subscribe(struct secmap_client *client)
@@ -1120,10 +1105,7 @@ SECMAP_EXPORT int secmap_client_subscribe(struct secmap_client *client)
 		goto fail;
 	client->ev_nl = nl;
 	client->ev_len = client->ev_off = 0;
-	memset(&client->ev_state, 0, sizeof(client->ev_state));
-	client->ev_state.last_seq = info.event_seq;
-	client->ev_state.started = true;
-	client->ev_state.covered_seq = info.event_seq;
+	ev_state_covered(&client->ev_state, info.event_seq);
 	return 0;
 fail_errno:
 	err = -errno;
@@ -1196,12 +1178,13 @@ static void drain_events(int fd)
 }
 
 /*
- * Events were lost after @last_seq (if @known: the last one handed out):
- * re-dump and hand out the snapshot as one event; the events it includes
- * will be skipped. If that fails, the loss stays pending, so the next
- * event tries again. -EBUSY: modules kept changing during every try.
+ * Events were lost after @last_seq, the last one handed out (or the start
+ * subscribing set): re-dump and hand out the snapshot as one event; the
+ * events it includes will be skipped. If that fails, the loss stays
+ * pending, so the next event tries again. -EBUSY: modules kept changing
+ * during every try.
  */
-static int client_resync(struct secmap_client *c, bool known, uint64_t last_seq,
+static int client_resync(struct secmap_client *c, uint64_t last_seq,
 			 struct secmap_event **event)
 {
 	struct secmap_snapshot *snap;
@@ -1218,7 +1201,6 @@ static int client_resync(struct secmap_client *c, bool known, uint64_t last_seq,
 		}
 	}
 	if (err) {
-		c->ev_state.started = known;
 		c->ev_state.last_seq = last_seq;
 		c->ev_state.overrun = true;
 		/* -EAGAIN from next_event means "nothing yet". */
@@ -1227,12 +1209,9 @@ static int client_resync(struct secmap_client *c, bool known, uint64_t last_seq,
 	ev->type = SECMAP_EVENT_RESYNC;
 	ev->seq = covered;
 	/* At least one was lost, even when the numbers cannot say how many. */
-	ev->lost = known && covered > last_seq ? covered - last_seq : 1;
+	ev->lost = covered > last_seq ? covered - last_seq : 1;
 	ev->snapshot = snap;
-	c->ev_state.last_seq = covered;
-	c->ev_state.started = true;
-	c->ev_state.covered_seq = covered;
-	c->ev_state.overrun = false;
+	ev_state_covered(&c->ev_state, covered);
 	*event = ev;
 	return 0;
 }
@@ -1254,16 +1233,16 @@ SECMAP_EXPORT int secmap_client_next_event(struct secmap_client *client,
 	pfd.fd = mnl_socket_get_fd(client->ev_nl);
 	pfd.events = POLLIN;
 	for (;;) {
+		uint64_t last = client->ev_state.last_seq;
+
 		ret = next_buffered_event(client, event);
 		if (ret < 0)
 			return libsecmap_err(ret);
 		if (ret && secmap_event_lost(*event)) {
-			uint64_t last = (*event)->seq - (*event)->lost - 1;
-
 			/* The snapshot includes this event too. */
 			secmap_event_free(*event);
 			*event = NULL;
-			ret = client_resync(client, true, last, event);
+			ret = client_resync(client, last, event);
 			return ret ? libsecmap_err(ret) : 0;
 		}
 		if (ret)
@@ -1286,8 +1265,7 @@ SECMAP_EXPORT int secmap_client_next_event(struct secmap_client *client,
 		if (n == -ENOBUFS) {
 			client->ev_len = client->ev_off = 0;
 			drain_events(pfd.fd);
-			ret = client_resync(client, client->ev_state.started,
-					    client->ev_state.last_seq, event);
+			ret = client_resync(client, client->ev_state.last_seq, event);
 			return ret ? libsecmap_err(ret) : 0;
 		}
 		if (n < 0)
