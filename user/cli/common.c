@@ -36,11 +36,6 @@ int print_json(FILE *f, struct json_object *obj)
 	return write_json(f, obj, pretty_output);
 }
 
-int print_json_compact(FILE *f, struct json_object *obj)
-{
-	return write_json(f, obj, false);
-}
-
 void p_err(const char *fmt, ...)
 {
 	struct json_object *obj, *msg;

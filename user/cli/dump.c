@@ -169,23 +169,20 @@ int obj_add_null(struct json_object *obj, const char *key)
 	return json_object_object_add(obj, key, NULL) ? -ENOMEM : 0;
 }
 
-const char *section_flags_str(uint32_t flags)
+/* "init", "init,freed" or "" for SECMAP_SECTION_F_* @flags. */
+static const char *section_flags_str(uint32_t flags)
 {
 	if (!(flags & SECMAP_SECTION_F_INIT))
 		return "";
 	return flags & SECMAP_SECTION_F_FREED ? "init,freed" : "init";
 }
 
-char *build_id_hex(const struct secmap_module *mod)
+static char *bytes_hex(const uint8_t *id, size_t len)
 {
 	static const char digits[] = "0123456789abcdef";
-	const uint8_t *id;
-	size_t len = secmap_module_build_id(mod, &id), i;
-	char *hex;
+	char *hex = malloc(2 * len + 1);
+	size_t i;
 
-	if (!len)
-		return NULL;
-	hex = malloc(2 * len + 1);
 	if (!hex)
 		return NULL;
 	for (i = 0; i < len; i++) {
@@ -194,6 +191,15 @@ char *build_id_hex(const struct secmap_module *mod)
 	}
 	hex[2 * len] = '\0';
 	return hex;
+}
+
+/* Lowercase hex of the module's build-id, malloc()ed; NULL if none (or no memory). */
+static char *build_id_hex(const struct secmap_module *mod)
+{
+	const uint8_t *id;
+	size_t len = secmap_module_build_id(mod, &id);
+
+	return len ? bytes_hex(id, len) : NULL;
 }
 
 /* A number the .ko gave, or null when it did not (or was not looked at). */
@@ -245,16 +251,16 @@ static void region_out(struct json_out *o, const struct secmap_region *reg)
 	json_out_object_end(o);
 }
 
-/* One module, as dump and monitor show it; see dump_module_json_ko(). */
-static void module_out(struct json_out *o, const struct secmap_module *mod,
-		       const struct dump_ko *ko)
+/* One module, as dump and monitor show it; see dump_module_json(). */
+void dump_module_out(struct json_out *o, const char *key, const struct secmap_module *mod,
+		     const struct dump_ko *ko)
 {
 	char *build_id = build_id_hex(mod);
 	size_t i, n;
 
 	if (!build_id && secmap_module_build_id(mod, NULL))
 		json_out_fail(o, -ENOMEM);
-	json_out_object_begin(o, NULL);
+	json_out_object_begin(o, key);
 	json_out_str(o, "name", secmap_module_name(mod));
 	json_out_str(o, "state", secmap_module_state_name(secmap_module_state(mod)));
 	json_out_u64(o, "taint", secmap_module_taint(mod));
@@ -286,23 +292,18 @@ static void dump_out(struct json_out *o, const struct secmap_module *const *mods
 	json_out_str(o, "source", dump_source_used);
 	json_out_array_begin(o, "modules");
 	for (i = 0; i < nr_mods; i++)
-		module_out(o, mods[i], kos ? &kos[i] : NULL);
+		dump_module_out(o, NULL, mods[i], kos ? &kos[i] : NULL);
 	json_out_array_end(o);
 	json_out_object_end(o);
 }
 
 struct json_object *dump_module_json(const struct secmap_module *mod)
 {
-	return dump_module_json_ko(mod, NULL);
-}
-
-struct json_object *dump_module_json_ko(const struct secmap_module *mod, const struct dump_ko *ko)
-{
 	struct json_out *o = json_out_tree();
 	struct json_object *root;
 
 	if (o)
-		module_out(o, mod, ko);
+		dump_module_out(o, NULL, mod, NULL);
 	return json_out_finish(o, &root) ? NULL : root;
 }
 
@@ -559,22 +560,6 @@ void dump_ko_free(struct dump_ko *kos, size_t nr)
 		free(kos[i].secs);
 	}
 	free(kos);
-}
-
-static char *bytes_hex(const uint8_t *id, size_t len)
-{
-	static const char digits[] = "0123456789abcdef";
-	char *hex = malloc(2 * len + 1);
-	size_t i;
-
-	if (!hex)
-		return NULL;
-	for (i = 0; i < len; i++) {
-		hex[2 * i] = digits[id[i] >> 4];
-		hex[2 * i + 1] = digits[id[i] & 0xf];
-	}
-	hex[2 * len] = '\0';
-	return hex;
 }
 
 int dump_ko_check(const struct secmap_module *mod, const char *path,

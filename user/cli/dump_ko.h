@@ -57,12 +57,16 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
  * "size", "pgoff", "exec", "symbols", null where unknown), or is NULL for
  * the output without them.
  */
-struct json_object *dump_module_json_ko(const struct secmap_module *mod, const struct dump_ko *ko);
 struct json_object *dump_build_json_ko(const struct secmap_module *const *mods, size_t nr_mods,
 				       const struct dump_ko *kos);
 int dump_print_json_ko(FILE *f, const struct secmap_module *const *mods, size_t nr_mods,
 		       const struct dump_ko *kos);
 int dump_print_table_ko(FILE *f, const struct secmap_module *const *mods, size_t nr_mods,
 			const struct dump_ko *kos);
+
+struct json_out;
+/* One module (as dump_module_json(), with @ko if not NULL), described to @o under @key. */
+void dump_module_out(struct json_out *o, const char *key, const struct secmap_module *mod,
+		     const struct dump_ko *ko);
 
 #endif /* SECMAP_DUMP_KO_H */

@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
+#include "dump_ko.h"
+#include "json_out.h"
 #include "secmap_cli.h"
 
 static void monitor_usage(FILE *f)
@@ -60,13 +60,22 @@ static int flush_text(FILE *f)
 	return 0;
 }
 
+/* LIVE and GONE carry only the name and state; so does a resync's module list. */
+static void module_brief_out(struct json_out *o, const char *key,
+			     const struct secmap_module *mod)
+{
+	json_out_object_begin(o, key);
+	json_out_str(o, "name", secmap_module_name(mod));
+	json_out_str(o, "state", secmap_module_state_name(secmap_module_state(mod)));
+	json_out_object_end(o);
+}
+
 /* Events were lost: the modules as they are now replace them. */
 static int print_resync(FILE *f, const struct secmap_event *ev)
 {
 	const struct secmap_snapshot *snap = secmap_event_snapshot(ev);
 	size_t i, n = secmap_snapshot_module_count(snap);
-	struct json_object *obj, *mods;
-	int err;
+	struct json_out *o;
 
 	errno = 0;
 	if (!json_output) {
@@ -76,79 +85,39 @@ static int print_resync(FILE *f, const struct secmap_event *ev)
 			n == 1 ? "" : "s");
 		return flush_text(f);
 	}
-	obj = json_object_new_object();
-	mods = json_object_new_array();
-	if (!obj || !mods ||
-	    obj_add(obj, "event", json_object_new_string("resync")) ||
-	    obj_add(obj, "seq", json_object_new_uint64(secmap_event_seq(ev))) ||
-	    obj_add(obj, "lost", json_object_new_uint64(secmap_event_lost(ev))) ||
-	    obj_add(obj, "modules", mods))
-		goto nomem;
-	for (i = 0; i < n; i++) {
-		const struct secmap_module *mod = secmap_snapshot_module(snap, i);
-		const char *state = secmap_module_state_name(secmap_module_state(mod));
-		struct json_object *m = json_object_new_object();
-
-		if (!m || json_object_array_add(mods, m)) {
-			json_object_put(m);
-			goto nomem_obj;
-		}
-		if (obj_add(m, "name", json_object_new_string(secmap_module_name(mod))) ||
-		    (state ? obj_add(m, "state", json_object_new_string(state)) :
-			     obj_add_null(m, "state")))
-			goto nomem_obj;
+	o = json_out_stream(f);
+	if (o) {
+		json_out_object_begin(o, NULL);
+		json_out_str(o, "event", "resync");
+		json_out_u64(o, "seq", secmap_event_seq(ev));
+		json_out_u64(o, "lost", secmap_event_lost(ev));
+		json_out_array_begin(o, "modules");
+		for (i = 0; i < n; i++)
+			module_brief_out(o, NULL, secmap_snapshot_module(snap, i));
+		json_out_array_end(o);
+		json_out_object_end(o);
 	}
-	err = print_json_compact(f, obj);
-	json_object_put(obj);
-	return err;
-nomem:
-	/* obj_add() consumed mods only if it was reached. */
-	if (!obj || json_object_object_get(obj, "modules") != mods)
-		json_object_put(mods);
-nomem_obj:
-	json_object_put(obj);
-	return -ENOMEM;
-}
-
-/* LIVE and GONE carry only the name and state. */
-static struct json_object *event_module_json(const struct secmap_event *ev)
-{
-	const struct secmap_module *mod = secmap_event_module(ev);
-	struct json_object *obj;
-	const char *state;
-
-	if (secmap_event_type(ev) == SECMAP_CMD_MODULE_NEW_NTF)
-		return dump_module_json(mod);
-	obj = json_object_new_object();
-	if (!obj)
-		return NULL;
-	state = secmap_module_state_name(secmap_module_state(mod));
-	if (obj_add(obj, "name", json_object_new_string(secmap_module_name(mod))) ||
-	    (state ? obj_add(obj, "state", json_object_new_string(state)) :
-		     obj_add_null(obj, "state"))) {
-		json_object_put(obj);
-		return NULL;
-	}
-	return obj;
+	return json_out_finish(o, NULL);
 }
 
 static int print_event_json(FILE *f, const struct secmap_event *ev)
 {
-	struct json_object *obj = json_object_new_object();
-	int err = -ENOMEM;
+	const struct secmap_module *mod = secmap_event_module(ev);
+	struct json_out *o = json_out_stream(f);
 
-	if (!obj)
-		return -ENOMEM;
-	if (obj_add(obj, "event", json_object_new_string(event_name(secmap_event_type(ev)))) ||
-	    obj_add(obj, "seq", json_object_new_uint64(secmap_event_seq(ev))) ||
-	    obj_add(obj, "time_local_ns", json_object_new_uint64(secmap_event_time_local_ns(ev))) ||
-	    obj_add(obj, "time_mono_ns", json_object_new_uint64(secmap_event_time_mono_ns(ev))) ||
-	    obj_add(obj, "module", event_module_json(ev)))
-		goto out;
-	err = print_json_compact(f, obj);
-out:
-	json_object_put(obj);
-	return err;
+	if (o) {
+		json_out_object_begin(o, NULL);
+		json_out_str(o, "event", event_name(secmap_event_type(ev)));
+		json_out_u64(o, "seq", secmap_event_seq(ev));
+		json_out_u64(o, "time_local_ns", secmap_event_time_local_ns(ev));
+		json_out_u64(o, "time_mono_ns", secmap_event_time_mono_ns(ev));
+		if (secmap_event_type(ev) == SECMAP_CMD_MODULE_NEW_NTF)
+			dump_module_out(o, "module", mod, NULL);
+		else
+			module_brief_out(o, "module", mod);
+		json_out_object_end(o);
+	}
+	return json_out_finish(o, NULL);
 }
 
 int monitor_print_event(FILE *f, const struct secmap_event *ev)

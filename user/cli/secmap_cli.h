@@ -44,8 +44,6 @@ int open_client(struct secmap_client **client);
 int exit_code_from_err(int err);
 /* Serialise @obj to @f honouring --pretty; 0 or -errno on a write error. */
 int print_json(FILE *f, struct json_object *obj);
-/* One compact object and a newline whatever --pretty says, for streams of lines. */
-int print_json_compact(FILE *f, struct json_object *obj);
 
 /* "secmap info": the text and JSON forms of @info; 0 or -errno. */
 struct json_object *info_build_json(const struct secmap_info *info);
@@ -65,10 +63,6 @@ int do_monitor(int argc, char **argv);
 int obj_add(struct json_object *obj, const char *key, struct json_object *val);
 /* Add a JSON null under @key. */
 int obj_add_null(struct json_object *obj, const char *key);
-/* "init", "init,freed" or "" for SECMAP_SECTION_F_* @flags. */
-const char *section_flags_str(uint32_t flags);
-/* Lowercase hex of the module's build-id, malloc()ed; NULL if none (or no memory). */
-char *build_id_hex(const struct secmap_module *mod);
 
 /*
  * Pick the modules of @snap named in @names ('-' and '_' alike), kept in the
