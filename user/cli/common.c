@@ -26,7 +26,14 @@ static int write_json(FILE *f, struct json_object *obj, bool pretty)
 	if (!s)
 		return -ENOMEM;
 	errno = 0;
-	if (fputs(s, f) == EOF || fputc('\n', f) == EOF || fflush(f) == EOF || ferror(f))
+	if (fputs(s, f) == EOF || fputc('\n', f) == EOF)
+		return errno ? -errno : -EIO;
+	return flush_output(f);
+}
+
+int flush_output(FILE *f)
+{
+	if (fflush(f) == EOF || ferror(f))
 		return errno ? -errno : -EIO;
 	return 0;
 }

@@ -448,9 +448,7 @@ int dump_print_table_ko(FILE *f, const struct secmap_module *const *mods, size_t
 				secmap_section_addr(sec), *flags ? "  " : "", flags);
 		}
 	}
-	if (fflush(f) == EOF || ferror(f))
-		return errno ? -errno : -EIO;
-	return 0;
+	return flush_output(f);
 }
 
 /* --- .ko enrichment: what each module's file says about its sections ----- */

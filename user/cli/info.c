@@ -81,9 +81,7 @@ int info_print(FILE *f, const struct secmap_info *info)
 	else
 		fprintf(f, "hook        unknown (%" PRIu32 ")\n", info->hook);
 	fprintf(f, "event seq   %" PRIu64 "\n", info->event_seq);
-	if (fflush(f) == EOF || ferror(f))
-		return errno ? -errno : -EIO;
-	return 0;
+	return flush_output(f);
 }
 
 int do_info(int argc, char **argv)

@@ -53,13 +53,6 @@ static const char *event_name(uint32_t type)
 	}
 }
 
-static int flush_text(FILE *f)
-{
-	if (fflush(f) == EOF || ferror(f))
-		return errno ? -errno : -EIO;
-	return 0;
-}
-
 /* LIVE and GONE carry only the name and state; so does a resync's module list. */
 static void module_brief_out(struct json_out *o, const char *key,
 			     const struct secmap_module *mod)
@@ -83,7 +76,7 @@ static int print_resync(FILE *f, const struct secmap_event *ev)
 			": %zu module%s loaded\n", secmap_event_lost(ev),
 			secmap_event_lost(ev) == 1 ? "" : "s", secmap_event_seq(ev), n,
 			n == 1 ? "" : "s");
-		return flush_text(f);
+		return flush_output(f);
 	}
 	o = json_out_stream(f);
 	if (o) {
@@ -140,7 +133,7 @@ int monitor_print_event(FILE *f, const struct secmap_event *ev)
 		fprintf(f, " (%zu section%s)", nsec, nsec == 1 ? "" : "s");
 	}
 	fputc('\n', f);
-	return flush_text(f);
+	return flush_output(f);
 }
 
 static int parse_num(const char *opt, const char *arg, unsigned long max, unsigned long *val)

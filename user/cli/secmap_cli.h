@@ -44,6 +44,11 @@ int open_client(struct secmap_client **client);
 int exit_code_from_err(int err);
 /* Serialise @obj to @f honouring --pretty; 0 or -errno on a write error. */
 int print_json(FILE *f, struct json_object *obj);
+/*
+ * Flush what was printed to @f: 0, or -errno of the first failed write
+ * (callers set errno to 0 before printing), or -EIO.
+ */
+int flush_output(FILE *f);
 
 /* "secmap info": the text and JSON forms of @info; 0 or -errno. */
 struct json_object *info_build_json(const struct secmap_info *info);
