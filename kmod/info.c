@@ -5,6 +5,8 @@
  */
 #include "internal.h"
 
+#include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
 #include <linux/utsname.h>
 
 /* No request attributes: strict validation rejects any. */
@@ -12,7 +14,7 @@ const struct nla_policy secmap_info_get_policy[SECMAP_A_INFO_MAX + 1] = {
 };
 
 /**
- * secmap_info_get_doit() - reply with version, generation, release, hook, event seq
+ * secmap_info_get_doit() - reply with version, generation, release, hook, event seq, clocks
  * @skb: request
  * @info: request attributes
  *
@@ -21,7 +23,7 @@ const struct nla_policy secmap_info_get_policy[SECMAP_A_INFO_MAX + 1] = {
 int secmap_info_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *reply;
-	u64 generation, seq;
+	u64 generation, seq, local, mono;
 	void *hdr;
 	int ret;
 
@@ -33,6 +35,9 @@ int secmap_info_get_doit(struct sk_buff *skb, struct genl_info *info)
 	generation = secmap_registry_generation_locked();
 	seq = secmap_events_last_seq_locked();
 	secmap_registry_unlock();
+	/* After the generation: a snapshot it vouches for holds at this time. */
+	local = local_clock();
+	mono = ktime_get_ns();
 
 	reply = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!reply)
@@ -42,6 +47,8 @@ int secmap_info_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(reply, SECMAP_A_INFO_VERSION, SECMAP_GENL_VERSION) ||
 	    nla_put_u64_64bit(reply, SECMAP_A_INFO_GENERATION, generation, SECMAP_A_INFO_PAD) ||
 	    nla_put_u64_64bit(reply, SECMAP_A_INFO_EVENT_SEQ, seq, SECMAP_A_INFO_PAD) ||
+	    nla_put_u64_64bit(reply, SECMAP_A_INFO_TIME_LOCAL_NS, local, SECMAP_A_INFO_PAD) ||
+	    nla_put_u64_64bit(reply, SECMAP_A_INFO_TIME_MONO_NS, mono, SECMAP_A_INFO_PAD) ||
 	    nla_put_string(reply, SECMAP_A_INFO_RELEASE, init_utsname()->release) ||
 	    nla_put_u32(reply, SECMAP_A_INFO_HOOK, secmap_tracking_hook())) {
 		nlmsg_free(reply);

@@ -206,6 +206,9 @@ enum secmap_a_event {
  * @SECMAP_A_INFO_EVENT_SEQ: u64, sequence number of the last event (0:
  *	none yet), read together with the generation: a snapshot taken while
  *	the generation stays at this reply's includes every event up to it
+ * @SECMAP_A_INFO_TIME_LOCAL_NS: u64, local_clock() (perf's default clock)
+ *	when the reply was made, after the generation was read
+ * @SECMAP_A_INFO_TIME_MONO_NS: u64, CLOCK_MONOTONIC read with it
  */
 enum secmap_a_info {
 	SECMAP_A_INFO_UNSPEC,
@@ -215,6 +218,8 @@ enum secmap_a_info {
 	SECMAP_A_INFO_RELEASE,
 	SECMAP_A_INFO_HOOK,
 	SECMAP_A_INFO_EVENT_SEQ,
+	SECMAP_A_INFO_TIME_LOCAL_NS,
+	SECMAP_A_INFO_TIME_MONO_NS,
 
 	__SECMAP_A_INFO_CNT,
 	SECMAP_A_INFO_MAX = __SECMAP_A_INFO_CNT - 1
