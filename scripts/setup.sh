@@ -9,6 +9,8 @@
 #   $SECMAP_CACHE/kernels/<tag>/{vmlinuz,modules/,kdir,release}  one per target kernel
 #   $SECMAP_CACHE/sid-root                                        sid build root for 7.x
 #   $SECMAP_CACHE/linux-source/                                   harness headers, checkpatch
+#   $SECMAP_CACHE/perf/{host,sid}                                 path of the real perf ELF
+#                                                                 (host; inside the sid root)
 set -euo pipefail
 
 CACHE=${SECMAP_CACHE:-/var/cache/secmap}
@@ -24,7 +26,7 @@ HOST_PKGS=(
 	build-essential pkg-config clang sparse bc bison flex
 	libmnl-dev libelf-dev libjson-c-dev liblzma-dev libzstd-dev zlib1g-dev
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd debootstrap
-	python3 python3-yaml python3-docutils perl dkms
+	python3 python3-yaml python3-docutils perl dkms linux-perf
 	linux-headers-cloud-amd64 linux-headers-6.12-cloud-amd64
 	linux-source-6.1 linux-source-6.12
 )
@@ -92,7 +94,7 @@ SH
 prepare_sid_root() {
 	local root=$CACHE/sid-root
 	local dir=$CACHE/kernels/sid
-	local pkgs="gcc-16 make sparse linux-image-cloud-amd64 linux-headers-cloud-amd64"
+	local pkgs="gcc-16 make sparse linux-perf linux-image-cloud-amd64 linux-headers-cloud-amd64"
 	[ "$(cat "$dir/ready" 2>/dev/null)" = "$pkgs" ] && return
 	if [ ! -f "$root/.secmap-debootstrap-done" ]; then
 		log "debootstrapping sid into $root"
@@ -141,12 +143,39 @@ extract_linux_source() {
 	touch "$dir/ready"
 }
 
+# Debian's /usr/bin/perf is either perf itself (bookworm) or a wrapper script
+# that execs /usr/bin/perf_<version> or /usr/lib/linux-tools-<version>/perf
+# for the running kernel's version. The VM lane needs the ELF: the wrapper
+# would look for the VM kernel's version. Prints its path below ROOT.
+real_perf() {
+	local root=$1 f
+	for f in $(ls -d "$root"/usr/bin/perf_* "$root"/usr/lib/linux-tools-*/perf 2>/dev/null | sort -rV) \
+		"$root/usr/bin/perf"; do
+		[ -x "$f" ] && [ "$(head -c 4 "$f")" = $'\x7fELF' ] && { echo "${f#"$root"}"; return; }
+	done
+	return 1
+}
+
+# Records where the real perf binary is and checks that it runs.
+locate_perf() {
+	local dir=$CACHE/perf host sid hv sv
+	host=$(real_perf "") || die "no perf ELF on the host (linux-perf installed?)"
+	hv=$("$host" version) || die "$host does not run"
+	sid=$(real_perf "$CACHE/sid-root") || die "no perf ELF in $CACHE/sid-root"
+	sv=$(chroot "$CACHE/sid-root" "$sid" version) || die "$sid does not run in the sid root"
+	mkdir -p "$dir"
+	echo "$host" >"$dir/host"
+	echo "$sid" >"$dir/sid"
+	log "host $host: $hv; sid root $sid: $sv"
+}
+
 mkdir -p "$CACHE/kernels"
 install_host_packages
 fetch_bookworm_kernel 6.1 linux-image-cloud-amd64
 fetch_bookworm_kernel 6.12 linux-image-6.12-cloud-amd64
 extract_linux_source
 prepare_sid_root
+locate_perf
 for k in 6.1 6.12 sid; do
 	log "kernel $k: $(cat "$CACHE/kernels/$k/release")"
 done

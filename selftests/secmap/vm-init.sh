@@ -1,11 +1,17 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
 # /init of the test VM. The console (ttyS0) carries only kernel messages,
-# which the host scans for oopses and warnings; results go to ttyS1.
+# which the host scans for oopses and warnings; results go to ttyS1; files
+# the tests leave in /out go to ttyS2 at the end (base64 of a tar.gz).
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
+# perf's tracepoint events (module:module_load...) read their formats here.
+# (perf_test.sh lowers perf_event_paranoid and kptr_restrict for itself only:
+# the other tests check secmap's permissions against the kernel's defaults.)
+mount -t tracefs tracefs /sys/kernel/tracing
+mkdir -p /out
 
 exec 3>/dev/ttyS1
 say() { echo "$*" >&3; }
@@ -48,5 +54,12 @@ demo)
 	secmap dump --pretty dummy >&3 2>&3
 	;;
 esac
+if [ -n "$(ls -A /out)" ]; then
+	# Raw: no CR added before each LF; the host checks the end marker.
+	say "# sending /out to ttyS2 at $(cut -d' ' -f1 /proc/uptime)s"
+	stty -F /dev/ttyS2 raw -echo
+	{ tar -C /out -czf - . | base64; echo SECMAP-FILES-END; } >/dev/ttyS2
+	say "# /out sent at $(cut -d' ' -f1 /proc/uptime)s"
+fi
 say "SECMAP-VM-DONE"
 poweroff -f
