@@ -32,7 +32,7 @@ cat "$tapdir/spec.tap"
 step "checkpatch --strict"
 # compat.h exists to key shims on LINUX_VERSION_CODE, which checkpatch discourages.
 checkpatch=${SECMAP_CACHE:-/var/cache/secmap}/linux-source/scripts/checkpatch.pl
-for f in kmod/*.c kmod/*.h selftests/secmap/modules/*.c uapi/linux/secmap.h; do
+for f in kmod/*.c kmod/*.h selftests/secmap/modules/*.c uapi/linux/*.h; do
 	ignore=
 	[ "$f" = kmod/compat.h ] && ignore="--ignore LINUX_VERSION_CODE"
 	# shellcheck disable=SC2086

@@ -31,6 +31,7 @@ check "lib/libsecmap.so -> libsecmap.so.0" test "$(readlink "$p/lib/libsecmap.so
 check "lib/libsecmap.a" test -f "$p/lib/libsecmap.a"
 check "include/secmap.h" cmp -s "$top/user/include/secmap.h" "$p/include/secmap.h"
 check "include/linux/secmap.h (uapi)" cmp -s "$top/uapi/linux/secmap.h" "$p/include/linux/secmap.h"
+check "include/linux/secmap_record.h (uapi)" cmp -s "$top/uapi/linux/secmap_record.h" "$p/include/linux/secmap_record.h"
 for page in secmap secmap-dump secmap-info secmap-monitor; do
 	check "share/man/man8/$page.8 is roff" grep -q '^\.TH' "$p/share/man/man8/$page.8"
 done

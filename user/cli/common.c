@@ -132,3 +132,24 @@ int open_client(struct secmap_client **client)
 	p_err("%s", secmap_strerror(err));
 	return exit_code_from_err(err);
 }
+
+void hex_encode(const uint8_t *bytes, size_t len, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		out[2 * i] = digits[bytes[i] >> 4];
+		out[2 * i + 1] = digits[bytes[i] & 0xf];
+	}
+	out[2 * len] = '\0';
+}
+
+char *bytes_hex(const uint8_t *bytes, size_t len)
+{
+	char *hex = malloc(2 * len + 1);
+
+	if (hex)
+		hex_encode(bytes, len, hex);
+	return hex;
+}

@@ -177,22 +177,6 @@ static const char *section_flags_str(uint32_t flags)
 	return flags & SECMAP_SECTION_F_FREED ? "init,freed" : "init";
 }
 
-static char *bytes_hex(const uint8_t *id, size_t len)
-{
-	static const char digits[] = "0123456789abcdef";
-	char *hex = malloc(2 * len + 1);
-	size_t i;
-
-	if (!hex)
-		return NULL;
-	for (i = 0; i < len; i++) {
-		hex[2 * i] = digits[id[i] >> 4];
-		hex[2 * i + 1] = digits[id[i] & 0xf];
-	}
-	hex[2 * len] = '\0';
-	return hex;
-}
-
 /* Lowercase hex of the module's build-id, malloc()ed; NULL if none (or no memory). */
 static char *build_id_hex(const struct secmap_module *mod)
 {

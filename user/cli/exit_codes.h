@@ -13,5 +13,7 @@
 #define SECMAP_EXIT_KO_MISMATCH	6
 /* dump: no .ko found for a module named on the command line (--no-ko skips the search) */
 #define SECMAP_EXIT_NO_KO	7
+/* record, inject, archive: an input file is malformed, truncated or of a kind not supported */
+#define SECMAP_EXIT_BAD_INPUT	8
 
 #endif /* SECMAP_EXIT_CODES_H */

@@ -15,6 +15,10 @@ static const struct cmd cmds[] = {
 	{ "dump", do_dump, "show where each section of each loaded module is" },
 	{ "info", do_info, "show the running secmap's version, generation and hook" },
 	{ "monitor", do_monitor, "print module load, init and unload events as they happen" },
+	{ "record", do_record, "record module section maps while a command (perf record) runs" },
+	{ "show", do_show, "print the records of a recording" },
+	{ "archive", do_archive, "pack the .ko files a recording needs, by build-id" },
+	{ "inject", do_inject, "embed a secmap recording into a perf.data file" },
 	{ "help", do_help, "show this help" },
 	{ 0 }
 };

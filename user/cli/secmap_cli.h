@@ -63,6 +63,28 @@ int monitor_print_event(FILE *f, const struct secmap_event *event);
 int do_dump(int argc, char **argv);
 int do_info(int argc, char **argv);
 int do_monitor(int argc, char **argv);
+int do_record(int argc, char **argv);
+int do_show(int argc, char **argv);
+int do_archive(int argc, char **argv);
+int do_inject(int argc, char **argv);
+
+/*
+ * "secmap inject": embed the recording at @map_path (a secmap.data, or a
+ * perf.data holding one) into the perf.data @in_path, written to @out_path
+ * (NULL: replace @in_path). Errors are reported with p_err(), one line
+ * naming the file; returns a SECMAP_EXIT_* code.
+ */
+int inject_recording(const char *in_path, const char *map_path, const char *out_path);
+
+/* Lowercase hex of @len bytes into @out, which holds 2 * @len + 1. */
+void hex_encode(const uint8_t *bytes, size_t len, char *out);
+/* The same, malloc()ed; NULL when out of memory. */
+char *bytes_hex(const uint8_t *bytes, size_t len);
+
+/* A one-line reason why a recording (secmap.data or perf.data) cannot be read. */
+const char *recording_strerror(int err);
+/* The exit code for it: SECMAP_EXIT_BAD_INPUT for a file of the wrong kind or corrupt. */
+int recording_exit_code(int err);
 
 /* Add @val under @key, dropping @val on failure; NULL @val is -ENOMEM. */
 int obj_add(struct json_object *obj, const char *key, struct json_object *val);

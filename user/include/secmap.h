@@ -15,6 +15,8 @@
 
 /* enum secmap_module_state, secmap_region_type, secmap_section_flags, ... */
 #include <linux/secmap.h>
+/* struct secmap_file_header, enum secmap_rec_type, SECMAP_MAP_F_*, ... */
+#include <linux/secmap_record.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +41,12 @@ struct secmap_info {
 	 * to it. 0: no event yet.
 	 */
 	uint64_t event_seq;
+	/*
+	 * local_clock() (perf's default clock) and CLOCK_MONOTONIC when the
+	 * reply was made; 0 from a secmap module too old to send them.
+	 */
+	uint64_t time_local_ns;
+	uint64_t time_mono_ns;
 };
 
 /*
@@ -81,7 +89,8 @@ int secmap_client_info(struct secmap_client *client, struct secmap_info *info);
  * Events are not lost silently. When some were (the socket overran, or the
  * sequence numbers jump), the library re-dumps and returns one event of
  * type SECMAP_EVENT_RESYNC instead: secmap_event_snapshot() holds every
- * module as it is now, secmap_event_lost() how many events it replaces.
+ * module as it is now, secmap_event_lost() how many events it replaces;
+ * its times are the snapshot's.
  * Events the snapshot already includes are then skipped. If the re-dump
  * fails (-EBUSY: modules kept changing; or the dump's own errors), the
  * loss stays pending and the next call tries again. Likewise, once
@@ -109,7 +118,29 @@ const struct secmap_module *secmap_event_module(const struct secmap_event *event
 /* SECMAP_EVENT_RESYNC: every module after the loss; owned by @event. */
 const struct secmap_snapshot *secmap_event_snapshot(const struct secmap_event *event);
 
+/*
+ * Watch secmap.ko being unloaded and loaded again (the generic netlink
+ * controller's notifications; needs no privilege). A subscription ends with
+ * the registration of the family it was made to: on a new registration,
+ * open a new client, subscribe and dump. Poll secmap_family_watch_fd();
+ * secmap_family_watch_next() returns 1 (the family was registered), 0 (it
+ * went away), -EAGAIN (nothing more pending) or -ENOBUFS (notifications
+ * were lost: check with secmap_client_open()).
+ */
+struct secmap_family_watch;
+int secmap_family_watch_open(struct secmap_family_watch **watch);
+int secmap_family_watch_fd(const struct secmap_family_watch *watch);
+int secmap_family_watch_next(struct secmap_family_watch *watch);
+void secmap_family_watch_close(struct secmap_family_watch *watch);
+
 void secmap_snapshot_free(struct secmap_snapshot *snapshot);
+/*
+ * When the snapshot held, in local_clock() (perf's default clock) and
+ * CLOCK_MONOTONIC time: known for a dump made once subscribed (and so for
+ * a resync's snapshot), 0 otherwise.
+ */
+uint64_t secmap_snapshot_time_local_ns(const struct secmap_snapshot *snapshot);
+uint64_t secmap_snapshot_time_mono_ns(const struct secmap_snapshot *snapshot);
 size_t secmap_snapshot_module_count(const struct secmap_snapshot *snapshot);
 const struct secmap_module *secmap_snapshot_module(const struct secmap_snapshot *snapshot,
 						   size_t index);
@@ -212,9 +243,141 @@ int secmap_ko_open(const char *path, struct secmap_ko **ko);
 void secmap_ko_close(struct secmap_ko *ko);
 /* Build-id length (0: none); *id points into @ko. */
 size_t secmap_ko_build_id(const struct secmap_ko *ko, const uint8_t **id);
+/*
+ * The decompressed ELF image of @ko (what perf's build-id cache keeps as
+ * "elf"): *@image points into @ko, valid until secmap_ko_close().
+ */
+size_t secmap_ko_image(const struct secmap_ko *ko, const uint8_t **image);
 /* -ENOENT if the file has no section @name. */
 int secmap_ko_section(const struct secmap_ko *ko, const char *name,
 		      struct secmap_ko_section *section);
+
+/*
+ * Recordings (uapi/linux/secmap_record.h describes the file format).
+ *
+ * struct secmap_record is one record, decoded: the fields of its type are
+ * set, the others zero. From a reader, its pointers point into the
+ * reader's copy of the file and stay valid until secmap_reader_free();
+ * strings are NUL-terminated.
+ */
+struct secmap_record {
+	uint32_t type;			/* enum secmap_rec_type */
+	int32_t pid;			/* SECMAP_PID_HOST_KERNEL */
+	uint32_t flags;			/* SECMAP_{KERNEL,MAP,UNMAP}_F_* */
+	uint64_t time_local_ns;
+	uint64_t time_mono_ns;
+	uint64_t seq;			/* SEC_MAP, UNMAP */
+	/* SEC_MAP */
+	uint64_t start, len, pgoff;
+	const char *section;
+	/* SEC_MAP, UNMAP */
+	const char *module;
+	/* SEC_MAP, UNMAP, KERNEL; build_id_len 0: none */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	/* KERNEL */
+	const char *release;
+	const char *ref_name;
+	uint64_t ref_addr;
+	/* KALLSYMS: @text_len bytes at @text, not NUL-terminated */
+	const char *text;
+	size_t text_len;
+	uint64_t text_offset;
+	/* RESYNC */
+	uint32_t reason;		/* enum secmap_resync_reason */
+	uint32_t source;		/* enum secmap_resync_source */
+	uint64_t lost;			/* RESYNC, FINISHED */
+	uint64_t gap_local_ns, gap_mono_ns;
+	uint32_t nr_maps, nr_modules;
+	/* FINISHED */
+	uint32_t nr_resyncs;
+};
+
+/*
+ * A streaming writer to @fd (not closed by the writer), which it starts
+ * with the file header. Records are buffered: secmap_writer_flush() writes
+ * them out (a recorder calls it at least once a second).
+ * secmap_writer_add(): -EINVAL for a record that cannot be encoded (unknown
+ * type, a string with a NUL or too long, a build-id over 255 bytes, a
+ * record over SECMAP_REC_SIZE_MAX bytes); a KALLSYMS record may hold any
+ * length: the writer splits it. Write errors are -errno, and stick.
+ */
+struct secmap_writer;
+int secmap_writer_new(int fd, uint64_t file_flags, struct secmap_writer **writer);
+int secmap_writer_add(struct secmap_writer *writer, const struct secmap_record *rec);
+int secmap_writer_flush(struct secmap_writer *writer);
+/* Flushes, then frees: 0 or the first write error. */
+int secmap_writer_free(struct secmap_writer *writer);
+/* Bytes written and buffered so far, the file header included. */
+uint64_t secmap_writer_bytes(const struct secmap_writer *writer);
+
+/*
+ * A validating reader. secmap_reader_open() reads a secmap.data file, or
+ * the recording `secmap inject` put into a perf.data file (told apart by
+ * their magic). Every size, offset, length and string is checked before it
+ * is handed out. Open: -EINVAL: neither kind of file; -ENOTSUP: a recording
+ * of another major version, or a perf.data in pipe mode or of the other
+ * byte order; -ENODATA: a perf.data without a recording; -EBADMSG: a file
+ * header that is truncated or corrupt. secmap_reader_next(): 1 and *@rec,
+ * 0 at the end, or -EBADMSG at the first corrupt or truncated record
+ * (records before it stay valid). Records of types this library does not
+ * know are skipped.
+ */
+struct secmap_reader;
+int secmap_reader_open(const char *path, struct secmap_reader **reader);
+/* Over a copy of @len bytes at @buf holding a secmap.data file. */
+int secmap_reader_from_buffer(const void *buf, size_t len, struct secmap_reader **reader);
+void secmap_reader_free(struct secmap_reader *reader);
+int secmap_reader_next(struct secmap_reader *reader, struct secmap_record *rec);
+uint64_t secmap_reader_file_flags(const struct secmap_reader *reader);	/* SECMAP_FILE_F_* */
+uint16_t secmap_reader_minor(const struct secmap_reader *reader);
+/* File offset of the record last returned, or of the corrupt one (for error messages). */
+uint64_t secmap_reader_offset(const struct secmap_reader *reader);
+/* Records skipped because their type is unknown. */
+uint64_t secmap_reader_skipped(const struct secmap_reader *reader);
+/* Check a whole recording in memory: 0, or what open or next would return. */
+int secmap_data_validate(const void *buf, size_t len);
+
+/*
+ * The running kernel, for a recording's SECMAP_REC_KERNEL and KALLSYMS
+ * records: release (uname -r), build-id (/sys/kernel/notes), the runtime
+ * address of _text (else _stext) and the core kernel's lines of
+ * /proc/kallsyms (module symbols left out). Addresses need what
+ * /proc/kallsyms asks (CAP_SYSLOG, kptr_restrict): where they read as 0,
+ * @have_ref_addr is false and @kallsyms NULL. @root is prepended to the
+ * paths (NULL: the live system). 0 or -errno (-EPROTO: malformed notes);
+ * a missing notes file or kallsyms only leaves those parts out.
+ */
+struct secmap_kernel_info {
+	char release[65];
+	uint8_t build_id[64];
+	size_t build_id_len;		/* 0: unknown */
+	char ref_name[8];		/* "_text" or "_stext" */
+	uint64_t ref_addr;
+	int have_ref_addr;
+	char *kallsyms;			/* malloc()ed, @kallsyms_len bytes */
+	size_t kallsyms_len;
+};
+int secmap_kernel_info_read(const char *root, struct secmap_kernel_info *info);
+/* Frees what secmap_kernel_info_read() allocated. */
+void secmap_kernel_info_release(struct secmap_kernel_info *info);
+
+/*
+ * perf.data files. secmap_perf_inject() writes @out_path as @in_path with
+ * @len bytes at @data as feature section SECMAP_PERF_FEATURE_BIT, replacing
+ * one that holds a secmap recording already (injecting twice replaces).
+ * @out_path may equal @in_path: the new file is written beside it under a
+ * temporary name and renamed over it. @in_path is never modified.
+ * -EINVAL: not a perf.data file; -ENOTSUP: pipe mode, or the other byte
+ * order; -EBADMSG: truncated or corrupt header, data or feature table;
+ * -EEXIST: the feature bit holds something that is not a secmap recording.
+ */
+int secmap_perf_inject(const char *in_path, const char *out_path, const void *data, size_t len);
+/*
+ * Read feature section @bit of the perf.data at @path into a malloc()ed
+ * buffer. -ENODATA: the bit is not set; other errors as secmap_perf_inject().
+ */
+int secmap_perf_read_feature(const char *path, unsigned int bit, void **data, size_t *len);
 
 /* A static string describing a negative return value of this library. */
 const char *secmap_strerror(int err);

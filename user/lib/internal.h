@@ -89,6 +89,8 @@ struct secmap_snapshot {
 	struct secmap_module *modules;
 	size_t nr_modules;
 	size_t cap_modules;
+	uint64_t time_local_ns;		/* when it held; 0: unknown */
+	uint64_t time_mono_ns;
 	struct libsecmap_pool pool;	/* every module's strings */
 };
 
@@ -98,6 +100,15 @@ static inline int libsecmap_err(int err)
 	errno = -err;
 	return err;
 }
+
+/*
+ * Find the NT_GNU_BUILD_ID note named "GNU" among the ELF notes in @buf
+ * (in the host's byte order, as sysfs shows them) and copy it to @id,
+ * which has room for SECMAP_BUILD_ID_MAX bytes. 0 with *@id_len left
+ * alone if there is none; -EPROTO if a note header runs past the end or
+ * the id is empty or longer than SECMAP_BUILD_ID_MAX.
+ */
+int libsecmap_parse_build_id_notes(const uint8_t *buf, size_t len, uint8_t *id, size_t *id_len);
 
 struct secmap_snapshot *libsecmap_snapshot_new(void);
 /*

@@ -564,6 +564,14 @@ fail:
 	return libsecmap_err(err);
 }
 
+SECMAP_EXPORT size_t secmap_ko_image(const struct secmap_ko *ko, const uint8_t **image)
+{
+	if (!ko || !image)
+		return 0;
+	*image = ko->image;
+	return ko->size;
+}
+
 SECMAP_EXPORT size_t secmap_ko_build_id(const struct secmap_ko *ko, const uint8_t **id)
 {
 	if (id)

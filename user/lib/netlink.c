@@ -126,7 +126,7 @@ static int client_socket_open(struct secmap_client *c)
 {
 	int one = 1, err;
 
-	c->nl = mnl_socket_open(NETLINK_GENERIC);
+	c->nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
 	if (!c->nl)
 		return -errno;
 	if (mnl_socket_bind(c->nl, 0, MNL_SOCKET_AUTOPID) < 0)
@@ -787,6 +787,7 @@ int libsecmap_parse_event_msg(const struct nlmsghdr *nlh, struct libsecmap_event
 int libsecmap_parse_info_msg(const struct nlmsghdr *nlh, struct secmap_info *info)
 {
 	bool have_version = false, have_gen = false, have_hook = false, have_seq = false;
+	bool have_local = false, have_mono = false;
 	const struct genlmsghdr *genl = genl_header(nlh);
 	struct secmap_info out = { 0 };
 	const struct nlattr *attr;
@@ -816,6 +817,15 @@ int libsecmap_parse_info_msg(const struct nlmsghdr *nlh, struct secmap_info *inf
 			break;
 		case SECMAP_A_INFO_EVENT_SEQ:
 			if (attr_u64(attr, &have_seq, &out.event_seq))
+				return libsecmap_err(-EPROTO);
+			break;
+		/* Optional: older secmap modules do not send the clocks. */
+		case SECMAP_A_INFO_TIME_LOCAL_NS:
+			if (attr_u64(attr, &have_local, &out.time_local_ns))
+				return libsecmap_err(-EPROTO);
+			break;
+		case SECMAP_A_INFO_TIME_MONO_NS:
+			if (attr_u64(attr, &have_mono, &out.time_mono_ns))
 				return libsecmap_err(-EPROTO);
 			break;
 		default:
@@ -918,6 +928,8 @@ static int client_dump_covered(struct secmap_client *c, struct secmap_snapshot *
 			return err;
 		}
 		if (before.generation == after.generation) {
+			snap->time_local_ns = after.time_local_ns;
+			snap->time_mono_ns = after.time_mono_ns;
 			*snapshot = snap;
 			*covered_seq = after.event_seq;
 			return 0;
@@ -1073,7 +1085,7 @@ SECMAP_EXPORT int secmap_client_subscribe(struct secmap_client *client)
 			return libsecmap_err(-ENOMEM);
 		client->ev_size = SECMAP_RECV_SIZE;
 	}
-	nl = mnl_socket_open(NETLINK_GENERIC);
+	nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
 	if (!nl)
 		return libsecmap_err(-errno);
 	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
@@ -1208,6 +1220,8 @@ static int client_resync(struct secmap_client *c, uint64_t last_seq,
 	}
 	ev->type = SECMAP_EVENT_RESYNC;
 	ev->seq = covered;
+	ev->time_local_ns = snap->time_local_ns;
+	ev->time_mono_ns = snap->time_mono_ns;
 	/* At least one was lost, even when the numbers cannot say how many. */
 	ev->lost = covered > last_seq ? covered - last_seq : 1;
 	ev->snapshot = snap;

@@ -187,6 +187,16 @@ SECMAP_EXPORT size_t secmap_snapshot_module_count(const struct secmap_snapshot *
 	return snapshot ? snapshot->nr_modules : 0;
 }
 
+SECMAP_EXPORT uint64_t secmap_snapshot_time_local_ns(const struct secmap_snapshot *snapshot)
+{
+	return snapshot ? snapshot->time_local_ns : 0;
+}
+
+SECMAP_EXPORT uint64_t secmap_snapshot_time_mono_ns(const struct secmap_snapshot *snapshot)
+{
+	return snapshot ? snapshot->time_mono_ns : 0;
+}
+
 SECMAP_EXPORT const struct secmap_module *
 secmap_snapshot_module(const struct secmap_snapshot *snapshot, size_t index)
 {
@@ -414,6 +424,11 @@ SECMAP_EXPORT const char *secmap_strerror(int err)
 		return "malformed reply from kernel";
 	case EAGAIN:
 		return "module set kept changing during the dump; try again";
+	/* Files (recordings, perf.data): "Bad message", "File exists" would mislead. */
+	case EBADMSG:
+		return "truncated or corrupt file";
+	case EEXIST:
+		return "perf.data feature section 255 holds data that is not a secmap recording";
 	default:
 		return strerror(err);
 	}

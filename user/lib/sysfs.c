@@ -156,12 +156,7 @@ static size_t align4(size_t n)
 	return (n + 3) & ~(size_t)3;
 }
 
-/*
- * Find the NT_GNU_BUILD_ID note named "GNU" among the notes in @buf.
- * 0 with mod->build_id_len 0 if there is none; -EPROTO if a note header
- * runs past the end or the id is longer than SECMAP_BUILD_ID_MAX.
- */
-static int parse_build_id(const uint8_t *buf, size_t len, struct secmap_module *mod)
+int libsecmap_parse_build_id_notes(const uint8_t *buf, size_t len, uint8_t *id, size_t *id_len)
 {
 	size_t off = 0;
 
@@ -184,8 +179,8 @@ static int parse_build_id(const uint8_t *buf, size_t len, struct secmap_module *
 		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(buf + name_off, "GNU", 4)) {
 			if (!descsz || descsz > SECMAP_BUILD_ID_MAX)
 				return -EPROTO;
-			memcpy(mod->build_id, buf + desc_off, descsz);
-			mod->build_id_len = descsz;
+			memcpy(id, buf + desc_off, descsz);
+			*id_len = descsz;
 			return 0;
 		}
 		if (next <= off)
@@ -211,7 +206,7 @@ static int read_build_id(const struct sysfs_ctx *ctx, struct secmap_module *mod)
 		return 0;	/* no build-id, or the module just went away */
 	if (len < 0)
 		return len;
-	return parse_build_id(buf, len, mod);
+	return libsecmap_parse_build_id_notes(buf, len, mod->build_id, &mod->build_id_len);
 }
 
 /* Letters such as "OE\n"; unknown ones are ignored. */

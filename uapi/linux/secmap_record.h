@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * secmap recordings ("secmap.data"): where each section of each kernel
+ * module was mapped, and when, next to a perf recording.
+ *
+ * A file is a struct secmap_file_header followed by records. Every record
+ * starts with a struct secmap_rec_header; its size covers the whole record
+ * and is a multiple of 8, so that every record, and every 64-bit field in
+ * it, is 8-byte aligned (the file header is 64 bytes). All fields are
+ * little-endian, whatever the machine that wrote them. Padding is explicit
+ * and written as zero; readers ignore it.
+ *
+ * Variable-length parts follow a record's fixed part, in the order its
+ * length fields are declared: each is @len bytes, then NUL bytes up to the
+ * next multiple of 8 (at least one NUL for a string, so that a string is
+ * always terminated; none needed for a build-id). Readers check every
+ * length against the record's size.
+ *
+ * Times: @time_local_ns is the kernel's local_clock(), perf's default
+ * sample clock; @time_mono_ns is CLOCK_MONOTONIC, for `perf record -k
+ * monotonic`. Both are taken together by the kernel module.
+ *
+ * Compatibility: readers refuse another @major and accept any @minor,
+ * skipping record types they do not know (by their size). A minor version
+ * may add record types, flags and a larger file header (@header_size);
+ * changing the layout of an existing record takes a new major.
+ *
+ * Documentation/secmap-record.rst describes the format byte by byte.
+ */
+#ifndef _UAPI_LINUX_SECMAP_RECORD_H
+#define _UAPI_LINUX_SECMAP_RECORD_H
+
+#include <linux/types.h>
+
+#define SECMAP_FILE_MAGIC	"SECMAPv1"	/* 8 bytes, no NUL */
+#define SECMAP_FILE_MAJOR	1
+#define SECMAP_FILE_MINOR	0
+
+/*
+ * The perf.data feature bit `secmap inject` stores a whole recording under.
+ * perf carries feature sections for every bit of its 256-bit bitmap but
+ * only parses those it knows (fewer than 40), so stock perf skips it.
+ */
+#define SECMAP_PERF_FEATURE_BIT	255
+
+/* struct secmap_file_header.flags */
+enum secmap_file_flags {
+	/* secmap.ko was not loaded: module maps come from sysfs, no events */
+	SECMAP_FILE_F_SYSFS_ONLY = 1 << 0,
+};
+
+struct secmap_file_header {
+	char magic[8];		/* SECMAP_FILE_MAGIC */
+	__u16 major;		/* SECMAP_FILE_MAJOR */
+	__u16 minor;		/* SECMAP_FILE_MINOR */
+	__u32 header_size;	/* sizeof(struct secmap_file_header); records start here */
+	__u64 flags;		/* enum secmap_file_flags */
+	__u64 reserved[5];
+};
+
+enum secmap_rec_type {
+	SECMAP_REC_KERNEL = 1,		/* struct secmap_rec_kernel */
+	SECMAP_REC_KALLSYMS,		/* struct secmap_rec_kallsyms */
+	SECMAP_REC_RESYNC,		/* struct secmap_rec_resync */
+	SECMAP_REC_SEC_MAP,		/* struct secmap_rec_sec_map (KMOD_SEC_MAP) */
+	SECMAP_REC_UNMAP,		/* struct secmap_rec_unmap */
+	SECMAP_REC_FINISHED,		/* struct secmap_rec_finished */
+};
+
+/* Largest record: @size is 16 bits, as in perf, and a multiple of 8. */
+#define SECMAP_REC_SIZE_MAX	0xfff8
+
+struct secmap_rec_header {
+	__u32 type;		/* enum secmap_rec_type */
+	__u16 misc;		/* reserved, 0 */
+	__u16 size;		/* whole record, header included; multiple of 8 */
+};
+
+/* The machine a record is about: the host kernel, as perf's kernel maps. */
+#define SECMAP_PID_HOST_KERNEL	(-1)
+
+/*
+ * SECMAP_REC_KERNEL: which kernel was recorded. Written once, first.
+ * Followed by: release (uname -r), the name of the reference symbol
+ * ("_text" or "_stext"), the kernel's build-id.
+ */
+enum secmap_kernel_flags {
+	/* @ref_addr is the runtime address of the reference symbol */
+	SECMAP_KERNEL_F_REF_ADDR = 1 << 0,
+};
+
+struct secmap_rec_kernel {
+	struct secmap_rec_header header;
+	__s32 pid;		/* SECMAP_PID_HOST_KERNEL */
+	__u32 flags;		/* enum secmap_kernel_flags */
+	__u64 time_local_ns;
+	__u64 time_mono_ns;
+	__u64 ref_addr;		/* relocates a vmlinux under KASLR, as perf's _text map pgoff */
+	__u16 release_len;
+	__u16 ref_name_len;
+	__u8 build_id_len;	/* 0: unknown */
+	__u8 reserved[3];
+};
+
+/*
+ * SECMAP_REC_KALLSYMS: a piece of the core kernel's symbol table, in
+ * /proc/kallsyms' text form ("ffffffff81000000 T _text\n"), module symbols
+ * left out; what `perf archive` keeps as kallsyms. The pieces, in file
+ * order, concatenate to the whole text: @offset is where this one starts.
+ * Followed by @len bytes of text (not NUL-terminated), padded to 8.
+ */
+struct secmap_rec_kallsyms {
+	struct secmap_rec_header header;
+	__s32 pid;		/* SECMAP_PID_HOST_KERNEL */
+	__u32 len;
+	__u64 offset;
+};
+
+/*
+ * SECMAP_REC_RESYNC: every module mapping known so far is replaced by the
+ * @nr_maps SECMAP_REC_SEC_MAP records that follow (each flagged
+ * SECMAP_MAP_F_SNAPSHOT): the state of all modules at @time_*. The first
+ * one of a file (reason START) is the snapshot taken when recording began.
+ */
+enum secmap_resync_reason {
+	SECMAP_RESYNC_START = 1,	/* recording started */
+	SECMAP_RESYNC_LOST,		/* @lost events were lost (receiver overrun) */
+	SECMAP_RESYNC_RELOAD,		/* secmap.ko went away and came back: a gap */
+};
+
+enum secmap_resync_source {
+	SECMAP_SOURCE_NETLINK = 1,	/* secmap.ko */
+	SECMAP_SOURCE_SYSFS,		/* /proc/modules and /sys/module: sections only */
+};
+
+struct secmap_rec_resync {
+	struct secmap_rec_header header;
+	__u32 reason;		/* enum secmap_resync_reason */
+	__u32 source;		/* enum secmap_resync_source */
+	__u64 time_local_ns;	/* the snapshot holds at this time */
+	__u64 time_mono_ns;
+	__u64 lost;		/* LOST: events it replaces (at least 1) */
+	/* RELOAD: from when nothing was observed (0: unknown); the gap ends at @time_* */
+	__u64 gap_local_ns;
+	__u64 gap_mono_ns;
+	__u32 nr_maps;
+	__u32 nr_modules;
+};
+
+/*
+ * SECMAP_REC_SEC_MAP (KMOD_SEC_MAP): section @section of module @module was
+ * mapped at [@start, @start + @len) from @time_* on, until a
+ * SECMAP_REC_UNMAP of the module (for init sections: of its init part) or
+ * the next SECMAP_REC_RESYNC. Followed by: section name, module name,
+ * module build-id.
+ */
+enum secmap_map_flags {
+	SECMAP_MAP_F_EXEC = 1 << 0,	/* executable (SHF_EXECINSTR, or in a text region) */
+	SECMAP_MAP_F_WRITE = 1 << 1,	/* SHF_WRITE */
+	SECMAP_MAP_F_INIT = 1 << 2,	/* init section: freed when init finishes */
+	SECMAP_MAP_F_PERCPU = 1 << 3,	/* .data..percpu: the per-CPU template */
+	/* part of a RESYNC snapshot: already mapped before @time_*, since unknown */
+	SECMAP_MAP_F_SNAPSHOT = 1 << 4,
+	/* init section already freed at @time_*: kept as sysfs shows it, maps nothing */
+	SECMAP_MAP_F_FREED = 1 << 5,
+	/* no matching .ko at recording time: @len and @pgoff are 0 (unknown) */
+	SECMAP_MAP_F_NO_KO = 1 << 6,
+};
+
+struct secmap_rec_sec_map {
+	struct secmap_rec_header header;
+	__s32 pid;		/* SECMAP_PID_HOST_KERNEL */
+	__u32 flags;		/* enum secmap_map_flags */
+	__u64 time_local_ns;
+	__u64 time_mono_ns;
+	__u64 start;
+	__u64 len;		/* sh_size in the .ko */
+	__u64 pgoff;		/* sh_offset in the (decompressed) .ko: perf's pgoff */
+	__u64 seq;		/* the secmap event it comes from; 0 in a snapshot */
+	__u16 section_len;
+	__u16 module_len;
+	__u8 build_id_len;	/* 0: the module has no build-id */
+	__u8 reserved[3];
+};
+
+/*
+ * SECMAP_REC_UNMAP: the mappings of module @module end at @time_*: all of
+ * them (the module is gone), or with SECMAP_UNMAP_F_INIT only its init
+ * sections (init finished and freed them). Followed by: module name,
+ * module build-id.
+ */
+enum secmap_unmap_flags {
+	SECMAP_UNMAP_F_INIT = 1 << 0,
+};
+
+struct secmap_rec_unmap {
+	struct secmap_rec_header header;
+	__s32 pid;		/* SECMAP_PID_HOST_KERNEL */
+	__u32 flags;		/* enum secmap_unmap_flags */
+	__u64 time_local_ns;
+	__u64 time_mono_ns;
+	__u64 seq;		/* the secmap event it comes from */
+	__u16 module_len;
+	__u8 build_id_len;
+	__u8 reserved[5];
+};
+
+/*
+ * SECMAP_REC_FINISHED: the recorder stopped normally at @time_*. A file
+ * without it was cut short (the recorder was killed); what it holds is
+ * still valid up to its last record.
+ */
+struct secmap_rec_finished {
+	struct secmap_rec_header header;
+	__u32 reserved;
+	__u32 nr_resyncs;	/* RESYNC records after the first */
+	__u64 time_local_ns;
+	__u64 time_mono_ns;
+	__u64 lost;		/* events lost in all, each covered by a RESYNC */
+};
+
+#endif /* _UAPI_LINUX_SECMAP_RECORD_H */

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * secmap archive: pack every .ko a recording refers to, and the kernel's
+ * symbol table it carries, in perf's build-id cache layout, so that
+ * unpacking the archive into ~/.debug on another machine lets both secmap
+ * and perf find them by build-id. As `perf archive` does for a perf.data:
+ *
+ *   .build-id/ab/cdef...  ->  ../../PATH/abcdef.../   (symlink)
+ *   PATH/abcdef.../elf                                  (the module, decompressed)
+ *   [kernel.kallsyms]/BUILD-ID/kallsyms                 (core kernel symbols)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "json_out.h"
+#include "secmap_cli.h"
+
+static void archive_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s archive [-i PERF_DATA] [-m SECMAP_DATA] [-o FILE] [--ko-path PATH]...\n"
+		"                  [--force]\n"
+		"\n"
+		"Pack every module file (.ko) a recording refers to, found and matched by\n"
+		"build-id, and the kernel symbols it carries, into a tar.xz in perf's\n"
+		"build-id cache layout: unpacked into ~/.debug on another machine, secmap\n"
+		"and perf find them there. One copy per build-id.\n"
+		"\n"
+		"Options:\n"
+		"  -i, --input PERF_DATA  perf.data holding the recording (default perf.data)\n"
+		"  -m, --map SECMAP_DATA  read the recording from this file instead\n"
+		"  -o, --output FILE      the archive (default INPUT.secmap.tar.xz)\n"
+		"      --ko-path PATH     look for .ko files in PATH first (repeatable)\n"
+		"      --force            leave out a module whose .ko has another build-id,\n"
+		"                         instead of failing\n"
+		"  -j, --json             a JSON summary\n"
+		"  -h, --help             show this help\n",
+		bin_name);
+}
+
+/* One module build of the recording. */
+struct wanted {
+	char *name;
+	uint8_t id[64];
+	size_t id_len;
+};
+
+struct archive_job {
+	struct wanted *mods;
+	size_t nr_mods;
+	char release[65];
+	uint8_t kernel_id[64];
+	size_t kernel_id_len;
+	char *kallsyms;		/* the KALLSYMS pieces joined */
+	size_t kallsyms_len;
+};
+
+static int add_wanted(struct archive_job *job, const struct secmap_record *rec)
+{
+	struct wanted *w;
+	size_t i;
+
+	for (i = 0; i < job->nr_mods; i++) {
+		w = &job->mods[i];
+		if (w->id_len == rec->build_id_len && !memcmp(w->id, rec->build_id, w->id_len) &&
+		    !strcmp(w->name, rec->module))
+			return 0;
+	}
+	if (rec->build_id_len > sizeof(w->id))
+		return -EBADMSG;
+	w = realloc(job->mods, (job->nr_mods + 1) * sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	job->mods = w;
+	w = &job->mods[job->nr_mods];
+	w->name = strdup(rec->module);
+	if (!w->name)
+		return -ENOMEM;
+	memcpy(w->id, rec->build_id, rec->build_id_len);
+	w->id_len = rec->build_id_len;
+	job->nr_mods++;
+	return 0;
+}
+
+static int read_recording(const char *path, struct archive_job *job)
+{
+	struct secmap_reader *r;
+	struct secmap_record rec;
+	char *p;
+	int ret;
+
+	ret = secmap_reader_open(path, &r);
+	if (ret)
+		return ret;
+	while ((ret = secmap_reader_next(r, &rec)) == 1) {
+		switch (rec.type) {
+		case SECMAP_REC_KERNEL:
+			snprintf(job->release, sizeof(job->release), "%s", rec.release);
+			if (rec.build_id_len <= sizeof(job->kernel_id)) {
+				memcpy(job->kernel_id, rec.build_id, rec.build_id_len);
+				job->kernel_id_len = rec.build_id_len;
+			}
+			break;
+		case SECMAP_REC_KALLSYMS:
+			p = realloc(job->kallsyms, job->kallsyms_len + rec.text_len);
+			if (!p) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			job->kallsyms = p;
+			memcpy(p + job->kallsyms_len, rec.text, rec.text_len);
+			job->kallsyms_len += rec.text_len;
+			break;
+		case SECMAP_REC_SEC_MAP:
+			ret = add_wanted(job, &rec);
+			if (ret)
+				goto out;
+			break;
+		}
+	}
+out:
+	secmap_reader_free(r);
+	return ret;
+}
+
+static int put_entry(struct archive *a, const char *path, mode_t type, const void *data,
+		     size_t size, const char *link)
+{
+	struct archive_entry *e = archive_entry_new();
+	int ret;
+
+	if (!e)
+		return -ENOMEM;
+	archive_entry_set_pathname(e, path);
+	archive_entry_set_filetype(e, type);
+	archive_entry_set_perm(e, type == AE_IFLNK ? 0777 : 0644);
+	archive_entry_set_mtime(e, time(NULL), 0);
+	if (link)
+		archive_entry_set_symlink(e, link);
+	archive_entry_set_size(e, type == AE_IFREG ? (la_int64_t)size : 0);
+	ret = archive_write_header(a, e);
+	if (ret == ARCHIVE_OK && type == AE_IFREG && size &&
+	    archive_write_data(a, data, size) != (la_ssize_t)size)
+		ret = ARCHIVE_FATAL;
+	archive_entry_free(e);
+	return ret == ARCHIVE_OK ? 0 : -EIO;
+}
+
+/* The cache entry for @data under DIR/BUILD-ID/NAME, and its .build-id link. */
+static int put_cached(struct archive *a, const char *dir, const uint8_t *id, size_t id_len,
+		      const char *name, const void *data, size_t size)
+{
+	char sid[129], path[PATH_MAX + 200], link[32 + 128], target[PATH_MAX + 200];
+
+	hex_encode(id, id_len, sid);
+	/* Relative to ~/.debug: the tree perf builds there, rooted at the file's path. */
+	while (*dir == '/')
+		dir++;
+	if (snprintf(path, sizeof(path), "%s/%s/%s", dir, sid, name) >= (int)sizeof(path) ||
+	    snprintf(target, sizeof(target), "../../%s/%s", dir, sid) >= (int)sizeof(target))
+		return -ENAMETOOLONG;
+	snprintf(link, sizeof(link), ".build-id/%.2s/%s", sid, sid + 2);
+	if (put_entry(a, path, AE_IFREG, data, size, NULL))
+		return -EIO;
+	return put_entry(a, link, AE_IFLNK, NULL, 0, target);
+}
+
+/*
+ * The path a module file had before it reached perf's build-id cache:
+ * CACHE/.build-id/xx/rest leads to CACHE/ORIGIN/BUILD-ID/elf (or, from older
+ * perf, CACHE/ORIGIN/BUILD-ID), and the archive must store it under ORIGIN
+ * again, not nest the cache inside itself. Anything else: its real path.
+ * malloc()ed; NULL when out of memory.
+ */
+static char *origin_path(const char *path, const char *cache, const char *sid)
+{
+	char *real = realpath(path, NULL), *real_cache, *end, *origin;
+	size_t len, sid_len = strlen(sid);
+
+	if (!real)
+		return strdup(path);
+	real_cache = cache ? realpath(cache, NULL) : NULL;
+	len = real_cache ? strlen(real_cache) : 0;
+	if (!len || strncmp(real, real_cache, len) || real[len] != '/')
+		goto out;
+	end = real + strlen(real);
+	if (end - real > 4 && !strcmp(end - 4, "/elf"))
+		end -= 4;
+	if ((size_t)(end - real) > len + sid_len + 1 && end[-(long)sid_len - 1] == '/' &&
+	    !strncmp(end - sid_len, sid, sid_len)) {
+		*(end - sid_len - 1) = '\0';
+		origin = strdup(real + len);
+		free(real);
+		free(real_cache);
+		return origin;
+	}
+out:
+	free(real_cache);
+	return real;
+}
+
+struct archive_result {
+	size_t packed, missing, mismatched, no_id;
+	int exit;
+};
+
+static int pack_modules(struct archive *a, const struct archive_job *job,
+			struct secmap_ko_search *search, bool force, struct archive_result *res)
+{
+	struct secmap_ko_index *idx = NULL;
+	const uint8_t *kid, *image;
+	char sid[129], *path, *real, *cache = NULL;
+	struct secmap_ko *ko;
+	size_t i, kid_len, size;
+	int err;
+
+	err = secmap_ko_index_new(search, &idx);
+	if (err)
+		return err;
+	/* Where secmap_ko_index_find() looks for perf's cache. */
+	if (search->buildid_cache)
+		cache = strdup(search->buildid_cache);
+	else if (getenv("HOME") && asprintf(&cache, "%s/.debug", getenv("HOME")) < 0)
+		cache = NULL;
+	for (i = 0; i < job->nr_mods && !err; i++) {
+		const struct wanted *w = &job->mods[i];
+
+		if (!w->id_len) {
+			fprintf(stderr, "Warning: %s has no build-id: perf's cache cannot hold it\n",
+				w->name);
+			res->no_id++;
+			continue;
+		}
+		hex_encode(w->id, w->id_len, sid);
+		if (secmap_ko_index_find(idx, w->name, w->id, w->id_len, &path)) {
+			fprintf(stderr, "Warning: no .ko found for %s (build-id %s)\n", w->name, sid);
+			res->missing++;
+			continue;
+		}
+		err = secmap_ko_open(path, &ko);
+		if (err) {
+			p_err("archive: %s: %s", path, strerror(-err));
+			free(path);
+			break;
+		}
+		kid_len = secmap_ko_build_id(ko, &kid);
+		if (kid_len != w->id_len || memcmp(kid, w->id, kid_len)) {
+			res->mismatched++;
+			if (!force) {
+				p_err("archive: %s has another build-id than the recorded %s (%s); "
+				      "--force leaves it out", path, w->name, sid);
+				res->exit = SECMAP_EXIT_KO_MISMATCH;
+				err = -EINVAL;
+			} else {
+				fprintf(stderr, "Warning: %s has another build-id than the recorded "
+					"%s; left out\n", path, w->name);
+			}
+			secmap_ko_close(ko);
+			free(path);
+			continue;
+		}
+		size = secmap_ko_image(ko, &image);
+		real = origin_path(path, cache, sid);
+		err = real ? put_cached(a, real, w->id, w->id_len, "elf", image, size) : -ENOMEM;
+		if (err)
+			p_err("archive: cannot add %s: %s", path, strerror(-err));
+		else
+			res->packed++;
+		free(real);
+		secmap_ko_close(ko);
+		free(path);
+	}
+	secmap_ko_index_free(idx);
+	free(cache);
+	return err;
+}
+
+static void job_free(struct archive_job *job)
+{
+	size_t i;
+
+	for (i = 0; i < job->nr_mods; i++)
+		free(job->mods[i].name);
+	free(job->mods);
+	free(job->kallsyms);
+}
+
+int do_archive(int argc, char **argv)
+{
+	enum { OPT_KO_PATH = 256, OPT_FORCE };
+	static const struct option opts[] = {
+		OUTPUT_LONG_OPTIONS,
+		{ "input",	required_argument, NULL, 'i' },
+		{ "map",	required_argument, NULL, 'm' },
+		{ "output",	required_argument, NULL, 'o' },
+		{ "ko-path",	required_argument, NULL, OPT_KO_PATH },
+		{ "force",	no_argument,	   NULL, OPT_FORCE },
+		{ 0 }
+	};
+	const char *input = "perf.data", *map = NULL, **paths = NULL, **p;
+	struct archive_result res = { .exit = SECMAP_EXIT_OK };
+	struct secmap_ko_search search = { 0 };
+	struct archive_job job = { 0 };
+	char *output = NULL, *tmp = NULL;
+	struct archive *a = NULL;
+	size_t nr_paths = 0;
+	bool force = false;
+	int opt, ret = SECMAP_EXIT_FAILURE, err, fd = -1;
+
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+i:m:o:" OUTPUT_SHORT_OPTIONS, opts, NULL)) != -1) {
+		if (handle_output_option(opt))
+			continue;
+		switch (opt) {
+		case 'h':
+			archive_usage(stdout);
+			return SECMAP_EXIT_OK;
+		case 'i':
+			input = optarg;
+			break;
+		case 'm':
+			map = optarg;
+			break;
+		case 'o':
+			free(output);
+			output = strdup(optarg);
+			if (!output)
+				goto nomem;
+			break;
+		case OPT_KO_PATH:
+			p = realloc(paths, (nr_paths + 2) * sizeof(*paths));
+			if (!p)
+				goto nomem;
+			paths = p;
+			paths[nr_paths++] = optarg;
+			paths[nr_paths] = NULL;
+			break;
+		case OPT_FORCE:
+			force = true;
+			break;
+		default:
+			if (optopt == 'i' || optopt == 'm' || optopt == 'o' || optopt == OPT_KO_PATH) {
+				p_err("archive: option '%s' needs a value", argv[optind - 1]);
+				ret = SECMAP_EXIT_USAGE;
+			} else {
+				ret = usage_error("archive", argv, archive_usage);
+			}
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		ret = unexpected_argument("archive", argv[optind], archive_usage);
+		goto out;
+	}
+	err = read_recording(map ? map : input, &job);
+	if (err) {
+		p_err("archive: %s: %s", map ? map : input, recording_strerror(err));
+		ret = recording_exit_code(err);
+		goto out;
+	}
+	if (!output && asprintf(&output, "%s.secmap.tar.xz", map ? map : input) < 0) {
+		output = NULL;
+		goto nomem;
+	}
+	/* The recorded kernel's module tree, not the one this machine runs. */
+	search.release = job.release[0] ? job.release : NULL;
+	search.paths = paths;
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", output) < 0) {
+		tmp = NULL;
+		goto nomem;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		p_err("archive: cannot create %s: %s", output, strerror(errno));
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	a = archive_write_new();
+	if (!a || archive_write_add_filter_xz(a) != ARCHIVE_OK ||
+	    archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+	    archive_write_open_fd(a, fd) != ARCHIVE_OK) {
+		p_err("archive: %s", a ? archive_error_string(a) : "out of memory");
+		goto out;
+	}
+	err = pack_modules(a, &job, &search, force, &res);
+	if (!err && job.kallsyms_len && job.kernel_id_len)
+		err = put_cached(a, "[kernel.kallsyms]", job.kernel_id, job.kernel_id_len,
+				 "kallsyms", job.kallsyms, job.kallsyms_len);
+	if (err) {
+		if (res.exit != SECMAP_EXIT_OK)
+			ret = res.exit;
+		goto out;
+	}
+	if (archive_write_close(a) != ARCHIVE_OK) {
+		p_err("archive: %s: %s", output, archive_error_string(a));
+		goto out;
+	}
+	if (fsync(fd) < 0 || fchmod(fd, 0644) < 0 || rename(tmp, output) < 0) {
+		p_err("archive: cannot write %s: %s", output, strerror(errno));
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+	if (json_output) {
+		struct json_out *o = json_out_stream(stdout);
+
+		if (o) {
+			json_out_object_begin(o, NULL);
+			json_out_str(o, "output", output);
+			json_out_u64(o, "modules", job.nr_mods);
+			json_out_u64(o, "packed", res.packed);
+			json_out_u64(o, "missing", res.missing + res.no_id);
+			json_out_u64(o, "mismatched", res.mismatched);
+			json_out_bool(o, "kallsyms", job.kallsyms_len && job.kernel_id_len);
+			json_out_object_end(o);
+		}
+		json_out_finish(o, NULL);
+	} else {
+		fprintf(stderr, "[ secmap archive: %zu of %zu module builds%s in %s; unpack with: "
+			"mkdir -p ~/.debug && tar -xJf %s -C ~/.debug ]\n", res.packed, job.nr_mods,
+			job.kallsyms_len && job.kernel_id_len ? " and kernel symbols" : "",
+			output, output);
+	}
+	/* Missing files are reported; the archive holds the rest. */
+	ret = res.missing || res.no_id ? SECMAP_EXIT_NO_KO : SECMAP_EXIT_OK;
+out:
+	if (a)
+		archive_write_free(a);
+	if (fd >= 0)
+		close(fd);
+	if (tmp)
+		unlink(tmp);
+	free(tmp);
+	free(output);
+	free(paths);
+	job_free(&job);
+	return ret;
+nomem:
+	p_err("archive: out of memory");
+	ret = SECMAP_EXIT_FAILURE;
+	goto out;
+}

@@ -1,0 +1,872 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * secmap record: write where every module section is mapped, and when, to
+ * a recording while COMMAND (typically perf record) runs; see
+ * uapi/linux/secmap_record.h for the format.
+ *
+ * Order matters for "no gap, no overlap": subscribe first, then dump. The
+ * library makes the dump continue exactly where the events start, and
+ * stamps it with the kernel's clocks.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "json_out.h"
+#include "secmap_cli.h"
+
+/* .ko files opened once per (name, build-id), kept for the whole recording. */
+#define KO_CACHE_MAX 512
+
+struct ko_entry {
+	char *name;
+	uint8_t build_id[64];
+	size_t build_id_len;
+	struct secmap_ko *ko;		/* NULL: none usable (not found, mismatch) */
+};
+
+struct recorder {
+	const char *path;
+	struct secmap_writer *w;
+	struct secmap_client *client;	/* NULL without secmap.ko, or during a gap */
+	struct secmap_family_watch *watch;
+	struct secmap_ko_search search;
+	struct secmap_ko_index *ko_index;
+	bool no_ko;
+	bool no_kallsyms;
+	bool quiet;
+	struct ko_entry ko[KO_CACHE_MAX];
+	size_t nr_ko;
+	/* The last pair of kernel stamps: a gap's start is estimated from it. */
+	uint64_t last_local, last_mono;
+	bool in_gap;
+	uint64_t gap_local, gap_mono;
+	/* For the summary, and the FINISHED record. */
+	uint64_t nr_events, nr_maps, lost;
+	uint32_t nr_resyncs;
+};
+
+static void record_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s record [-o FILE] [--inject[=PERF_DATA]] [OPTIONS] [-- COMMAND [ARGS...]]\n"
+		"\n"
+		"Record where each section of each kernel module is mapped, and when:\n"
+		"a snapshot of every loaded module, then every load, init completion and\n"
+		"unload, while COMMAND runs (typically `perf record ...`), or until\n"
+		"SIGINT/SIGTERM without COMMAND. The exit status is COMMAND's; SIGINT and\n"
+		"SIGTERM are passed on to it. Lost events become resync records; if\n"
+		"secmap.ko is unloaded and loaded again, recording resumes and the gap is\n"
+		"recorded. Without secmap.ko, only the sysfs snapshot is recorded.\n"
+		"Needs CAP_SYSLOG.\n"
+		"\n"
+		"Options:\n"
+		"  -o, --output FILE        write the recording to FILE (default secmap.data;\n"
+		"                           an existing FILE is kept as FILE.old)\n"
+		"      --inject[=PERF_DATA] when COMMAND has exited, embed the recording into\n"
+		"                           PERF_DATA (default perf.data), as `secmap inject`\n"
+		"      --no-kallsyms        leave out the core kernel's symbol table\n"
+		"      --ko-path PATH       look for .ko files in PATH first (repeatable)\n"
+		"      --no-ko              do not read .ko files (no section sizes, offsets)\n"
+		"  -q, --quiet              no summary on stderr\n"
+		"  -j, --json               summary as JSON on stdout\n"
+		"  -h, --help               show this help\n",
+		bin_name);
+}
+
+static void now_mono(uint64_t *ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	*ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void saw_stamps(struct recorder *r, uint64_t local, uint64_t mono)
+{
+	if (local || mono) {
+		r->last_local = local;
+		r->last_mono = mono;
+	}
+}
+
+/* The module's .ko, opened once; NULL when there is none to trust. */
+static struct secmap_ko *ko_for(struct recorder *r, const struct secmap_module *mod)
+{
+	const uint8_t *bid, *kbid;
+	size_t bid_len, kbid_len, i;
+	struct ko_entry *e;
+	char *path = NULL;
+
+	if (r->no_ko)
+		return NULL;
+	bid_len = secmap_module_build_id(mod, &bid);
+	for (i = 0; i < r->nr_ko; i++) {
+		e = &r->ko[i];
+		if (!strcmp(e->name, secmap_module_name(mod)) && e->build_id_len == bid_len &&
+		    !memcmp(e->build_id, bid, bid_len))
+			return e->ko;
+	}
+	if (r->nr_ko == KO_CACHE_MAX || bid_len > sizeof(e->build_id))
+		return NULL;
+	e = &r->ko[r->nr_ko];
+	memset(e, 0, sizeof(*e));
+	e->name = strdup(secmap_module_name(mod));
+	if (!e->name)
+		return NULL;
+	memcpy(e->build_id, bid, bid_len);
+	e->build_id_len = bid_len;
+	r->nr_ko++;
+	if (!r->ko_index && secmap_ko_index_new(&r->search, &r->ko_index))
+		return NULL;
+	if (secmap_ko_index_find(r->ko_index, e->name, bid, bid_len, &path))
+		return NULL;
+	if (secmap_ko_open(path, &e->ko)) {
+		fprintf(stderr, "Warning: %s: cannot read %s; no sizes or offsets for it\n",
+			e->name, path);
+		free(path);
+		return NULL;
+	}
+	kbid_len = secmap_ko_build_id(e->ko, &kbid);
+	/* As dump: a file of another build has other sections. */
+	if (bid_len && kbid_len && (bid_len != kbid_len || memcmp(bid, kbid, bid_len))) {
+		fprintf(stderr, "Warning: %s: %s has another build-id than the loaded module; "
+			"not used\n", e->name, path);
+		secmap_ko_close(e->ko);
+		e->ko = NULL;
+	}
+	free(path);
+	return e->ko;
+}
+
+static uint32_t map_flags(const struct secmap_section *sec, const struct secmap_ko_section *ks)
+{
+	uint32_t sflags = secmap_section_flags(sec), flags = 0;
+	int region = secmap_section_region(sec);
+
+	if (sflags & SECMAP_SECTION_F_INIT)
+		flags |= SECMAP_MAP_F_INIT;
+	if (sflags & SECMAP_SECTION_F_FREED)
+		flags |= SECMAP_MAP_F_FREED;
+	if (region == SECMAP_REGION_TEXT || region == SECMAP_REGION_INIT_TEXT)
+		flags |= SECMAP_MAP_F_EXEC;
+	if (region == SECMAP_REGION_PERCPU || !strcmp(secmap_section_name(sec), ".data..percpu"))
+		flags |= SECMAP_MAP_F_PERCPU;
+	if (!ks)
+		return flags | SECMAP_MAP_F_NO_KO;
+	if (ks->flags & 0x4)	/* SHF_EXECINSTR */
+		flags |= SECMAP_MAP_F_EXEC;
+	if (ks->flags & 0x1)	/* SHF_WRITE */
+		flags |= SECMAP_MAP_F_WRITE;
+	return flags;
+}
+
+/* One SEC_MAP record per section of @mod. */
+static int write_module_maps(struct recorder *r, const struct secmap_module *mod,
+			     uint64_t local, uint64_t mono, uint64_t seq, uint32_t extra)
+{
+	struct secmap_record rec = {
+		.type = SECMAP_REC_SEC_MAP,
+		.pid = SECMAP_PID_HOST_KERNEL,
+		.time_local_ns = local,
+		.time_mono_ns = mono,
+		.seq = seq,
+		.module = secmap_module_name(mod),
+	};
+	struct secmap_ko *ko = ko_for(r, mod);
+	struct secmap_ko_section ks;
+	size_t i;
+	int err;
+
+	rec.build_id_len = secmap_module_build_id(mod, &rec.build_id);
+	for (i = 0; i < secmap_module_section_count(mod); i++) {
+		const struct secmap_section *sec = secmap_module_section(mod, i);
+		bool have_ks = ko && !secmap_ko_section(ko, secmap_section_name(sec), &ks);
+
+		rec.section = secmap_section_name(sec);
+		rec.start = secmap_section_addr(sec);
+		rec.len = have_ks ? ks.size : 0;
+		rec.pgoff = have_ks ? ks.offset : 0;
+		rec.flags = map_flags(sec, have_ks ? &ks : NULL) | extra;
+		err = secmap_writer_add(r->w, &rec);
+		if (err)
+			return err;
+		r->nr_maps++;
+	}
+	return 0;
+}
+
+/* A RESYNC and the snapshot that replaces every earlier mapping. */
+static int write_snapshot(struct recorder *r, const struct secmap_snapshot *snap,
+			  uint32_t reason, uint32_t source, uint64_t lost)
+{
+	uint64_t local = secmap_snapshot_time_local_ns(snap);
+	uint64_t mono = secmap_snapshot_time_mono_ns(snap);
+	struct secmap_record rec = {
+		.type = SECMAP_REC_RESYNC,
+		.reason = reason,
+		.source = source,
+		.time_local_ns = local,
+		.time_mono_ns = mono,
+		.lost = lost,
+	};
+	size_t i, n = secmap_snapshot_module_count(snap), maps = 0;
+	int err;
+
+	for (i = 0; i < n; i++)
+		maps += secmap_module_section_count(secmap_snapshot_module(snap, i));
+	if (maps > UINT32_MAX)
+		return -E2BIG;
+	rec.nr_maps = (uint32_t)maps;
+	rec.nr_modules = (uint32_t)n;
+	if (reason == SECMAP_RESYNC_RELOAD) {
+		rec.gap_local_ns = r->gap_local;
+		rec.gap_mono_ns = r->gap_mono;
+	}
+	err = secmap_writer_add(r->w, &rec);
+	for (i = 0; !err && i < n; i++)
+		err = write_module_maps(r, secmap_snapshot_module(snap, i), local, mono, 0,
+					SECMAP_MAP_F_SNAPSHOT);
+	if (reason != SECMAP_RESYNC_START)
+		r->nr_resyncs++;
+	saw_stamps(r, local, mono);
+	return err;
+}
+
+static int write_kernel(struct recorder *r, uint64_t local, uint64_t mono)
+{
+	struct secmap_kernel_info ki;
+	struct secmap_record rec = {
+		.type = SECMAP_REC_KERNEL,
+		.pid = SECMAP_PID_HOST_KERNEL,
+		.time_local_ns = local,
+		.time_mono_ns = mono,
+	};
+	int err;
+
+	err = secmap_kernel_info_read(NULL, &ki);
+	if (err)
+		return err;
+	rec.release = ki.release;
+	rec.ref_name = ki.have_ref_addr ? ki.ref_name : "_text";
+	rec.ref_addr = ki.ref_addr;
+	rec.flags = ki.have_ref_addr ? SECMAP_KERNEL_F_REF_ADDR : 0;
+	rec.build_id = ki.build_id;
+	rec.build_id_len = ki.build_id_len;
+	err = secmap_writer_add(r->w, &rec);
+	if (!err && !r->no_kallsyms && ki.kallsyms_len) {
+		struct secmap_record ks = {
+			.type = SECMAP_REC_KALLSYMS,
+			.pid = SECMAP_PID_HOST_KERNEL,
+			.text = ki.kallsyms,
+			.text_len = ki.kallsyms_len,
+		};
+
+		err = secmap_writer_add(r->w, &ks);
+	} else if (!err && !r->no_kallsyms) {
+		fprintf(stderr, "Warning: kernel symbol addresses are hidden; "
+			"the recording has no kallsyms\n");
+	}
+	secmap_kernel_info_release(&ki);
+	return err;
+}
+
+static int write_unmap(struct recorder *r, const struct secmap_event *ev, uint32_t flags)
+{
+	const struct secmap_module *mod = secmap_event_module(ev);
+	struct secmap_record rec = {
+		.type = SECMAP_REC_UNMAP,
+		.pid = SECMAP_PID_HOST_KERNEL,
+		.flags = flags,
+		.time_local_ns = secmap_event_time_local_ns(ev),
+		.time_mono_ns = secmap_event_time_mono_ns(ev),
+		.seq = secmap_event_seq(ev),
+		.module = secmap_module_name(mod),
+	};
+
+	rec.build_id_len = secmap_module_build_id(mod, &rec.build_id);
+	return secmap_writer_add(r->w, &rec);
+}
+
+static int record_event(struct recorder *r, const struct secmap_event *ev)
+{
+	uint64_t local = secmap_event_time_local_ns(ev), mono = secmap_event_time_mono_ns(ev);
+
+	r->nr_events++;
+	saw_stamps(r, local, mono);
+	switch (secmap_event_type(ev)) {
+	case SECMAP_CMD_MODULE_NEW_NTF:
+		return write_module_maps(r, secmap_event_module(ev), local, mono,
+					 secmap_event_seq(ev), 0);
+	case SECMAP_CMD_MODULE_LIVE_NTF:
+		return write_unmap(r, ev, SECMAP_UNMAP_F_INIT);
+	case SECMAP_CMD_MODULE_GONE_NTF:
+		return write_unmap(r, ev, 0);
+	case SECMAP_EVENT_RESYNC:
+		r->lost += secmap_event_lost(ev);
+		fprintf(stderr, "Warning: %" PRIu64 " module events lost; recorded a resync\n",
+			secmap_event_lost(ev));
+		return write_snapshot(r, secmap_event_snapshot(ev), SECMAP_RESYNC_LOST,
+				      SECMAP_SOURCE_NETLINK, secmap_event_lost(ev));
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Subscribe, then dump: the dump and the events meet exactly. Opens a
+ * client unless one is open already (the first time, to find out whether
+ * secmap.ko is there at all).
+ */
+static int connect_netlink(struct recorder *r, uint32_t reason)
+{
+	struct secmap_snapshot *snap = NULL;
+	int err = 0;
+
+	if (!r->client)
+		err = secmap_client_open(&r->client);
+	if (err)
+		return err;
+	err = secmap_client_subscribe(r->client);
+	if (!err)
+		err = secmap_client_dump(r->client, &snap);
+	if (!err && reason == SECMAP_RESYNC_START)
+		err = write_kernel(r, secmap_snapshot_time_local_ns(snap),
+				   secmap_snapshot_time_mono_ns(snap));
+	if (!err)
+		err = write_snapshot(r, snap, reason, SECMAP_SOURCE_NETLINK, 0);
+	secmap_snapshot_free(snap);
+	if (err) {
+		secmap_client_close(r->client);
+		r->client = NULL;
+	}
+	return err;
+}
+
+/* Every event queued now, without waiting; 0 or -errno of writing. */
+static int drain_events(struct recorder *r)
+{
+	struct secmap_event *ev;
+	int ret;
+
+	if (!r->client)
+		return 0;
+	for (;;) {
+		ret = secmap_client_next_event(r->client, &ev, 0);
+		if (ret == -EAGAIN)
+			return 0;
+		if (ret == -EPROTO) {
+			/* The gap it leaves in the sequence makes the next event a resync. */
+			fprintf(stderr, "Warning: skipped a malformed event\n");
+			continue;
+		}
+		if (ret == -EBUSY)
+			return 0;	/* loss pending: the library retries at the next event */
+		if (ret)
+			return ret;
+		ret = record_event(r, ev);
+		secmap_event_free(ev);
+		if (ret)
+			return ret;
+	}
+}
+
+/* secmap.ko went away: what follows is a gap until it comes back. */
+static void start_gap(struct recorder *r)
+{
+	if (r->in_gap)
+		return;
+	now_mono(&r->gap_mono);
+	/* local_clock() cannot be read from here: move the last stamp by as much. */
+	r->gap_local = r->last_mono && r->gap_mono > r->last_mono ?
+		       r->last_local + (r->gap_mono - r->last_mono) : r->last_local;
+	r->in_gap = true;
+	secmap_client_close(r->client);
+	r->client = NULL;
+	fprintf(stderr, "Warning: secmap module unloaded; recording resumes when it is back\n");
+}
+
+static void try_reconnect(struct recorder *r)
+{
+	int err;
+
+	if (!r->in_gap)
+		return;
+	err = connect_netlink(r, SECMAP_RESYNC_RELOAD);
+	if (err)
+		return;		/* not back yet, or still starting: the next tick retries */
+	r->in_gap = false;
+	fprintf(stderr, "Warning: secmap module is back; recorded the gap and a resync\n");
+}
+
+static int watch_family(struct recorder *r)
+{
+	int ret;
+
+	for (;;) {
+		ret = secmap_family_watch_next(r->watch);
+		if (ret == -EAGAIN)
+			return 0;
+		if (ret == -ENOBUFS) {
+			/* Changes were missed: a client that still answers tells. */
+			struct secmap_info info;
+
+			if (r->client && secmap_client_info(r->client, &info))
+				start_gap(r);
+			continue;
+		}
+		if (ret < 0)
+			return ret;
+		if (ret == 0 && r->client) {
+			/* Events sent before the family went are still queued. */
+			drain_events(r);
+			start_gap(r);
+		} else if (ret == 1) {
+			start_gap(r);
+			try_reconnect(r);
+		}
+	}
+}
+
+struct record_run {
+	pid_t child;		/* -1: no COMMAND */
+	int status;		/* COMMAND's, from waitpid() */
+	bool child_done;
+	bool stop;		/* a signal ended a recording without COMMAND */
+};
+
+static int handle_signals(int sfd, struct record_run *run)
+{
+	struct signalfd_siginfo si;
+	int status;
+	pid_t pid;
+
+	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (run->child <= 0 || run->child_done)
+				continue;
+			pid = waitpid(run->child, &status, WNOHANG);
+			if (pid == run->child) {
+				run->status = status;
+				run->child_done = true;
+			}
+		} else if (run->child > 0 && !run->child_done) {
+			/* As perf passes them to its workload: COMMAND decides when to end. */
+			kill(run->child, (int)si.ssi_signo);
+		} else {
+			run->stop = true;
+		}
+	}
+	return 0;
+}
+
+static int record_loop(struct recorder *r, int sfd, struct record_run *run)
+{
+	struct pollfd pfd[3];
+	int n, ret;
+
+	while (!run->stop && !(run->child > 0 && run->child_done)) {
+		n = 0;
+		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		if (r->watch)
+			pfd[n++] = (struct pollfd){ .fd = secmap_family_watch_fd(r->watch),
+						    .events = POLLIN };
+		if (r->client)
+			pfd[n++] = (struct pollfd){ .fd = secmap_client_fd(r->client),
+						    .events = POLLIN };
+		/* A tick a second: flush, and retry a reconnection. */
+		ret = poll(pfd, (nfds_t)n, 1000);
+		if (ret < 0 && errno != EINTR) {
+			p_err("record: poll: %s", strerror(errno));
+			return -errno;
+		}
+		ret = handle_signals(sfd, run);
+		if (!ret && r->watch)
+			ret = watch_family(r);
+		if (!ret)
+			ret = drain_events(r);
+		if (!ret && r->in_gap)
+			try_reconnect(r);
+		if (!ret)
+			ret = secmap_writer_flush(r->w);
+		if (ret) {
+			p_err("record: %s: %s", r->path, secmap_strerror(ret));
+			return ret;
+		}
+	}
+	/* What happened up to COMMAND's end belongs in the recording. */
+	return drain_events(r);
+}
+
+/*
+ * The recording starts in a temporary file beside @path, renamed to @path
+ * once its first snapshot is written: a recorder that cannot start leaves
+ * nothing behind, and an existing @path is kept as @path.old, as perf
+ * record keeps perf.data.old. Renaming does not disturb the open file.
+ */
+static int open_output(const char *path, char **tmp)
+{
+	int fd;
+
+	if (asprintf(tmp, "%s.tmp.XXXXXX", path) < 0) {
+		*tmp = NULL;
+		return -ENOMEM;
+	}
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, 0644) < 0) {
+		int err = -errno;
+
+		if (fd >= 0) {
+			close(fd);
+			unlink(*tmp);
+		}
+		free(*tmp);
+		*tmp = NULL;
+		return err;
+	}
+	return fd;
+}
+
+static int publish_output(const char *path, const char *tmp)
+{
+	char *old;
+	int err = 0;
+
+	if (asprintf(&old, "%s.old", path) < 0)
+		return -ENOMEM;
+	if (rename(path, old) < 0 && errno != ENOENT)
+		err = -errno;
+	else if (rename(tmp, path) < 0)
+		err = -errno;
+	free(old);
+	return err;
+}
+
+static pid_t start_command(char **argv, const sigset_t *oldmask)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, oldmask, NULL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "Error: record: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+static int finish(struct recorder *r)
+{
+	uint64_t mono;
+	struct secmap_record rec = {
+		.type = SECMAP_REC_FINISHED,
+		.nr_resyncs = r->nr_resyncs,
+		.lost = r->lost,
+	};
+	struct secmap_info info;
+
+	/* The kernel's clocks if it answers; else estimated as for a gap. */
+	if (r->client && !secmap_client_info(r->client, &info) && info.time_local_ns) {
+		rec.time_local_ns = info.time_local_ns;
+		rec.time_mono_ns = info.time_mono_ns;
+	} else {
+		now_mono(&mono);
+		rec.time_mono_ns = mono;
+		rec.time_local_ns = r->last_mono && mono > r->last_mono ?
+				    r->last_local + (mono - r->last_mono) : r->last_local;
+	}
+	return secmap_writer_add(r->w, &rec);
+}
+
+static uint64_t cpu_us(int who)
+{
+	struct rusage ru;
+
+	if (getrusage(who, &ru))
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+static void summary(const struct recorder *r, uint64_t bytes)
+{
+	struct json_out *o;
+
+	if (r->quiet)
+		return;
+	if (json_output) {
+		/* CPU time: ours against COMMAND's (perf's), for make bench. */
+		o = json_out_stream(stdout);
+		if (o) {
+			json_out_object_begin(o, NULL);
+			json_out_str(o, "output", r->path);
+			json_out_u64(o, "bytes", bytes);
+			json_out_u64(o, "maps", r->nr_maps);
+			json_out_u64(o, "events", r->nr_events);
+			json_out_u64(o, "lost", r->lost);
+			json_out_u64(o, "resyncs", r->nr_resyncs);
+			json_out_u64(o, "cpu_us", cpu_us(RUSAGE_SELF));
+			json_out_u64(o, "command_cpu_us", cpu_us(RUSAGE_CHILDREN));
+			json_out_object_end(o);
+		}
+		json_out_finish(o, NULL);
+		return;
+	}
+	fprintf(stderr, "[ secmap record: %" PRIu64 " section maps, %" PRIu64 " events, %" PRIu64
+		" lost (%u resyncs), %" PRIu64 " bytes written to %s ]\n", r->nr_maps,
+		r->nr_events, r->lost, r->nr_resyncs, bytes, r->path);
+}
+
+static int command_status(const struct record_run *run)
+{
+	if (run->child <= 0)
+		return SECMAP_EXIT_OK;
+	if (WIFEXITED(run->status))
+		return WEXITSTATUS(run->status);
+	if (WIFSIGNALED(run->status))
+		return 128 + WTERMSIG(run->status);
+	return SECMAP_EXIT_FAILURE;
+}
+
+enum {
+	OPT_INJECT = 256,
+	OPT_NO_KALLSYMS,
+	OPT_KO_PATH,
+	OPT_NO_KO,
+};
+
+/* The writer, and the first snapshot: from secmap.ko, else from sysfs. */
+static int record_start(struct recorder *r, int fd)
+{
+	struct secmap_snapshot *snap = NULL;
+	int err;
+
+	err = secmap_client_open(&r->client);
+	if (err != -ENOENT) {
+		if (!err)
+			err = secmap_writer_new(fd, 0, &r->w);
+		return err ? err : connect_netlink(r, SECMAP_RESYNC_START);
+	}
+	/* No secmap.ko: what sysfs shows now, and nothing after. */
+	fprintf(stderr, "Warning: secmap module not loaded: recording the sysfs snapshot only "
+		"(no loads or unloads while recording)\n");
+	err = secmap_writer_new(fd, SECMAP_FILE_F_SYSFS_ONLY, &r->w);
+	if (!err)
+		err = secmap_snapshot_from_sysfs(NULL, &snap);
+	if (!err)
+		err = write_kernel(r, 0, 0);
+	if (!err)
+		err = write_snapshot(r, snap, SECMAP_RESYNC_START, SECMAP_SOURCE_SYSFS, 0);
+	secmap_snapshot_free(snap);
+	return err;
+}
+
+static void record_cleanup(struct recorder *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_ko; i++) {
+		free(r->ko[i].name);
+		secmap_ko_close(r->ko[i].ko);
+	}
+	secmap_ko_index_free(r->ko_index);
+	secmap_family_watch_close(r->watch);
+	secmap_client_close(r->client);
+}
+
+int do_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		OUTPUT_LONG_OPTIONS,
+		{ "output",	 required_argument, NULL, 'o' },
+		{ "quiet",	 no_argument,	    NULL, 'q' },
+		{ "inject",	 optional_argument, NULL, OPT_INJECT },
+		{ "no-kallsyms", no_argument,	    NULL, OPT_NO_KALLSYMS },
+		{ "ko-path",	 required_argument, NULL, OPT_KO_PATH },
+		{ "no-ko",	 no_argument,	    NULL, OPT_NO_KO },
+		{ 0 }
+	};
+	struct recorder *r;
+	struct record_run run = { .child = -1 };
+	const char *inject = NULL, **paths = NULL, **p;
+	char *tmp = NULL;
+	uint64_t bytes;
+	sigset_t mask, oldmask;
+	size_t nr_paths = 0;
+	int opt, ret, err, fd, sfd = -1;
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		p_err("out of memory");
+		return SECMAP_EXIT_FAILURE;
+	}
+	r->path = "secmap.data";
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+o:q" OUTPUT_SHORT_OPTIONS, opts, NULL)) != -1) {
+		if (handle_output_option(opt))
+			continue;
+		switch (opt) {
+		case 'h':
+			record_usage(stdout);
+			ret = SECMAP_EXIT_OK;
+			goto out;
+		case 'o':
+			r->path = optarg;
+			break;
+		case 'q':
+			r->quiet = true;
+			break;
+		case OPT_INJECT:
+			inject = optarg ? optarg : "perf.data";
+			break;
+		case OPT_NO_KALLSYMS:
+			r->no_kallsyms = true;
+			break;
+		case OPT_KO_PATH:
+			p = realloc(paths, (nr_paths + 2) * sizeof(*paths));
+			if (!p) {
+				p_err("out of memory");
+				ret = SECMAP_EXIT_FAILURE;
+				goto out;
+			}
+			paths = p;
+			paths[nr_paths++] = optarg;
+			paths[nr_paths] = NULL;
+			break;
+		case OPT_NO_KO:
+			r->no_ko = true;
+			break;
+		default:
+			if (optopt == 'o' || optopt == OPT_KO_PATH) {
+				p_err("record: option '%s' needs a value", argv[optind - 1]);
+				if (!json_output)
+					record_usage(stderr);
+				ret = SECMAP_EXIT_USAGE;
+			} else {
+				ret = usage_error("record", argv, record_usage);
+			}
+			goto out;
+		}
+	}
+	if (!*r->path) {
+		p_err("record: empty output file name");
+		ret = SECMAP_EXIT_USAGE;
+		goto out;
+	}
+	if (inject && optind == argc) {
+		p_err("record: --inject needs a COMMAND that writes the perf.data");
+		ret = SECMAP_EXIT_USAGE;
+		goto out;
+	}
+	r->search.paths = paths;
+
+	fd = open_output(r->path, &tmp);
+	if (fd < 0) {
+		p_err("record: cannot create %s: %s", r->path, strerror(-fd));
+		ret = SECMAP_EXIT_FAILURE;
+		goto out;
+	}
+	/* Signals are read from a descriptor, in the loop: block them first. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		p_err("record: signalfd: %s", strerror(errno));
+		close(fd);
+		ret = SECMAP_EXIT_FAILURE;
+		goto out_mask;
+	}
+	/* Not fatal: only a reload of secmap.ko would go unnoticed without it. */
+	if (secmap_family_watch_open(&r->watch))
+		fprintf(stderr, "Warning: cannot watch for secmap module reloads: %s\n",
+			strerror(errno));
+	err = record_start(r, fd);
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			p_err("record: reading module addresses and events needs CAP_SYSLOG "
+			      "(and kptr_restrict < 2)");
+		else
+			p_err("record: %s", secmap_strerror(err));
+		ret = exit_code_from_err(err);
+		secmap_writer_free(r->w);
+		r->w = NULL;
+		close(fd);
+		unlink(tmp);
+		goto out_mask;
+	}
+	err = secmap_writer_flush(r->w);
+	if (!err)
+		err = publish_output(r->path, tmp);
+	if (err) {
+		p_err("record: cannot create %s: %s", r->path, strerror(-err));
+		ret = SECMAP_EXIT_FAILURE;
+		secmap_writer_free(r->w);
+		r->w = NULL;
+		close(fd);
+		unlink(tmp);
+		goto out_mask;
+	}
+	if (!err && optind < argc) {
+		run.child = start_command(argv + optind, &oldmask);
+		if (run.child < 0)
+			err = -errno;
+	}
+	if (!err)
+		err = record_loop(r, sfd, &run);
+	if (!err)
+		err = finish(r);
+	bytes = secmap_writer_bytes(r->w);
+	ret = secmap_writer_free(r->w);
+	err = err ? err : ret;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	if (err) {
+		p_err("record: %s: %s", r->path, secmap_strerror(err));
+		ret = SECMAP_EXIT_FAILURE;
+		/* Still wait for COMMAND: its status is what a caller expects. */
+		if (run.child > 0 && !run.child_done && waitpid(run.child, &run.status, 0) > 0)
+			run.child_done = true;
+		r->w = NULL;
+		goto out_mask;
+	}
+	r->w = NULL;
+	summary(r, bytes);
+	ret = command_status(&run);
+	if (inject) {
+		/* The same path and messages as `secmap inject -i PERF_DATA -m FILE`. */
+		err = inject_recording(inject, r->path, NULL);
+		if (err) {
+			if (!ret)
+				ret = err;
+		} else if (!r->quiet && !json_output) {
+			fprintf(stderr, "[ secmap record: embedded into %s ]\n", inject);
+		}
+	}
+out_mask:
+	if (sfd >= 0)
+		close(sfd);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+out:
+	record_cleanup(r);
+	free(tmp);
+	free(paths);
+	free(r);
+	return ret;
+}

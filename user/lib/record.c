@@ -1,0 +1,855 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Recordings: a streaming writer and a validating reader of the format in
+ * uapi/linux/secmap_record.h. The writer encodes little-endian whatever the
+ * host; the reader trusts nothing in the file: every size, length, offset
+ * and string is checked before a record is handed out.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* The layout is the contract: sizes and offsets may never change within a major. */
+#define ASSERT_LAYOUT(type, member, off) \
+	_Static_assert(offsetof(struct type, member) == (off), #type "." #member " moved")
+_Static_assert(sizeof(struct secmap_file_header) == 64, "file header size");
+ASSERT_LAYOUT(secmap_file_header, major, 8);
+ASSERT_LAYOUT(secmap_file_header, header_size, 12);
+ASSERT_LAYOUT(secmap_file_header, flags, 16);
+_Static_assert(sizeof(struct secmap_rec_header) == 8, "record header size");
+ASSERT_LAYOUT(secmap_rec_header, misc, 4);
+ASSERT_LAYOUT(secmap_rec_header, size, 6);
+_Static_assert(sizeof(struct secmap_rec_kernel) == 48, "kernel record size");
+ASSERT_LAYOUT(secmap_rec_kernel, time_local_ns, 16);
+ASSERT_LAYOUT(secmap_rec_kernel, ref_addr, 32);
+ASSERT_LAYOUT(secmap_rec_kernel, release_len, 40);
+ASSERT_LAYOUT(secmap_rec_kernel, build_id_len, 44);
+_Static_assert(sizeof(struct secmap_rec_kallsyms) == 24, "kallsyms record size");
+ASSERT_LAYOUT(secmap_rec_kallsyms, len, 12);
+ASSERT_LAYOUT(secmap_rec_kallsyms, offset, 16);
+_Static_assert(sizeof(struct secmap_rec_resync) == 64, "resync record size");
+ASSERT_LAYOUT(secmap_rec_resync, time_local_ns, 16);
+ASSERT_LAYOUT(secmap_rec_resync, lost, 32);
+ASSERT_LAYOUT(secmap_rec_resync, gap_mono_ns, 48);
+ASSERT_LAYOUT(secmap_rec_resync, nr_maps, 56);
+_Static_assert(sizeof(struct secmap_rec_sec_map) == 72, "sec_map record size");
+ASSERT_LAYOUT(secmap_rec_sec_map, pid, 8);
+ASSERT_LAYOUT(secmap_rec_sec_map, time_local_ns, 16);
+ASSERT_LAYOUT(secmap_rec_sec_map, start, 32);
+ASSERT_LAYOUT(secmap_rec_sec_map, pgoff, 48);
+ASSERT_LAYOUT(secmap_rec_sec_map, seq, 56);
+ASSERT_LAYOUT(secmap_rec_sec_map, section_len, 64);
+ASSERT_LAYOUT(secmap_rec_sec_map, build_id_len, 68);
+_Static_assert(sizeof(struct secmap_rec_unmap) == 48, "unmap record size");
+ASSERT_LAYOUT(secmap_rec_unmap, seq, 32);
+ASSERT_LAYOUT(secmap_rec_unmap, module_len, 40);
+ASSERT_LAYOUT(secmap_rec_unmap, build_id_len, 42);
+_Static_assert(sizeof(struct secmap_rec_finished) == 40, "finished record size");
+ASSERT_LAYOUT(secmap_rec_finished, time_local_ns, 16);
+ASSERT_LAYOUT(secmap_rec_finished, lost, 32);
+
+#define KALLSYMS_PIECE_MAX (SECMAP_REC_SIZE_MAX - sizeof(struct secmap_rec_kallsyms))
+
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* A string takes its bytes, at least one NUL, and NULs up to a multiple of 8. */
+static size_t str_space(size_t len)
+{
+	return pad8(len + 1);
+}
+
+/* --- writer ---------------------------------------------------------------- */
+
+/* Flushed when this much is pending, or when the caller asks. */
+#define WRITER_BUF_SIZE (256 * 1024)
+
+struct secmap_writer {
+	int fd;
+	int err;		/* the first write error; sticks */
+	uint8_t *buf;
+	size_t len;		/* pending bytes in @buf */
+	uint64_t flushed;	/* bytes written to @fd */
+	uint64_t kallsyms_off;	/* where the next KALLSYMS piece starts */
+};
+
+/* Room for @n more bytes in the buffer, flushing first if need be. */
+static uint8_t *writer_reserve(struct secmap_writer *w, size_t n)
+{
+	uint8_t *p;
+
+	if (w->len + n > WRITER_BUF_SIZE && secmap_writer_flush(w))
+		return NULL;
+	p = w->buf + w->len;
+	memset(p, 0, n);
+	w->len += n;
+	return p;
+}
+
+/* A string's bytes at @p, which writer_reserve() zeroed: the padding is there. */
+static uint8_t *put_str(uint8_t *p, const char *s, size_t len)
+{
+	memcpy(p, s, len);
+	return p + str_space(len);
+}
+
+static uint8_t *put_bytes(uint8_t *p, const uint8_t *b, size_t len)
+{
+	if (len)
+		memcpy(p, b, len);
+	return p + pad8(len);
+}
+
+static void put_rec_header(void *p, uint32_t type, size_t size)
+{
+	struct secmap_rec_header h = {
+		.type = htole32(type),
+		.misc = 0,
+		.size = htole16((uint16_t)size),
+	};
+
+	memcpy(p, &h, sizeof(h));
+}
+
+/* Length of a string the format can carry: no NUL inside (by strlen), under 64 KiB. */
+static int str_len(const char *s, size_t *len)
+{
+	if (!s)
+		return -EINVAL;
+	*len = strlen(s);
+	return *len > 0 && *len < 0xffff ? 0 : -EINVAL;
+}
+
+SECMAP_EXPORT int secmap_writer_new(int fd, uint64_t file_flags, struct secmap_writer **writer)
+{
+	struct secmap_file_header h = { 0 };
+	struct secmap_writer *w;
+
+	if (!writer || fd < 0)
+		return libsecmap_err(-EINVAL);
+	*writer = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return libsecmap_err(-ENOMEM);
+	w->buf = malloc(WRITER_BUF_SIZE);
+	if (!w->buf) {
+		free(w);
+		return libsecmap_err(-ENOMEM);
+	}
+	w->fd = fd;
+	memcpy(h.magic, SECMAP_FILE_MAGIC, sizeof(h.magic));
+	h.major = htole16(SECMAP_FILE_MAJOR);
+	h.minor = htole16(SECMAP_FILE_MINOR);
+	h.header_size = htole32(sizeof(h));
+	h.flags = htole64(file_flags);
+	memcpy(w->buf, &h, sizeof(h));
+	w->len = sizeof(h);
+	*writer = w;
+	return 0;
+}
+
+static int write_kernel(struct secmap_writer *w, const struct secmap_record *rec)
+{
+	struct secmap_rec_kernel k = { 0 };
+	size_t rel_len, ref_len, size;
+	uint8_t *p;
+
+	if (str_len(rec->release, &rel_len) || str_len(rec->ref_name, &ref_len) ||
+	    rec->build_id_len > 255 || (rec->build_id_len && !rec->build_id))
+		return -EINVAL;
+	size = sizeof(k) + str_space(rel_len) + str_space(ref_len) + pad8(rec->build_id_len);
+	if (size > SECMAP_REC_SIZE_MAX)
+		return -EINVAL;
+	p = writer_reserve(w, size);
+	if (!p)
+		return w->err;
+	put_rec_header(&k.header, SECMAP_REC_KERNEL, size);
+	k.pid = (int32_t)htole32((uint32_t)rec->pid);
+	k.flags = htole32(rec->flags);
+	k.time_local_ns = htole64(rec->time_local_ns);
+	k.time_mono_ns = htole64(rec->time_mono_ns);
+	k.ref_addr = htole64(rec->ref_addr);
+	k.release_len = htole16((uint16_t)rel_len);
+	k.ref_name_len = htole16((uint16_t)ref_len);
+	k.build_id_len = (uint8_t)rec->build_id_len;
+	memcpy(p, &k, sizeof(k));
+	p = put_str(p + sizeof(k), rec->release, rel_len);
+	p = put_str(p, rec->ref_name, ref_len);
+	put_bytes(p, rec->build_id, rec->build_id_len);
+	return 0;
+}
+
+/* Split into pieces that each fit a record; @text_offset is the writer's to keep. */
+static int write_kallsyms(struct secmap_writer *w, const struct secmap_record *rec)
+{
+	struct secmap_rec_kallsyms k = { 0 };
+	size_t done = 0, n, size;
+	uint8_t *p;
+
+	if (!rec->text || !rec->text_len)
+		return -EINVAL;
+	while (done < rec->text_len) {
+		n = rec->text_len - done;
+		if (n > KALLSYMS_PIECE_MAX)
+			n = KALLSYMS_PIECE_MAX;
+		size = sizeof(k) + pad8(n);
+		p = writer_reserve(w, size);
+		if (!p)
+			return w->err;
+		put_rec_header(&k.header, SECMAP_REC_KALLSYMS, size);
+		k.pid = (int32_t)htole32((uint32_t)rec->pid);
+		k.len = htole32((uint32_t)n);
+		k.offset = htole64(w->kallsyms_off);
+		memcpy(p, &k, sizeof(k));
+		memcpy(p + sizeof(k), rec->text + done, n);
+		w->kallsyms_off += n;
+		done += n;
+	}
+	return 0;
+}
+
+static int write_resync(struct secmap_writer *w, const struct secmap_record *rec)
+{
+	struct secmap_rec_resync r = { 0 };
+	uint8_t *p;
+
+	if (rec->reason < SECMAP_RESYNC_START || rec->reason > SECMAP_RESYNC_RELOAD ||
+	    rec->source < SECMAP_SOURCE_NETLINK || rec->source > SECMAP_SOURCE_SYSFS)
+		return -EINVAL;
+	p = writer_reserve(w, sizeof(r));
+	if (!p)
+		return w->err;
+	put_rec_header(&r.header, SECMAP_REC_RESYNC, sizeof(r));
+	r.reason = htole32(rec->reason);
+	r.source = htole32(rec->source);
+	r.time_local_ns = htole64(rec->time_local_ns);
+	r.time_mono_ns = htole64(rec->time_mono_ns);
+	r.lost = htole64(rec->lost);
+	r.gap_local_ns = htole64(rec->gap_local_ns);
+	r.gap_mono_ns = htole64(rec->gap_mono_ns);
+	r.nr_maps = htole32(rec->nr_maps);
+	r.nr_modules = htole32(rec->nr_modules);
+	memcpy(p, &r, sizeof(r));
+	return 0;
+}
+
+static int write_sec_map(struct secmap_writer *w, const struct secmap_record *rec)
+{
+	struct secmap_rec_sec_map m = { 0 };
+	size_t sec_len, mod_len, size;
+	uint8_t *p;
+
+	if (str_len(rec->section, &sec_len) || str_len(rec->module, &mod_len) ||
+	    rec->build_id_len > 255 || (rec->build_id_len && !rec->build_id))
+		return -EINVAL;
+	size = sizeof(m) + str_space(sec_len) + str_space(mod_len) + pad8(rec->build_id_len);
+	if (size > SECMAP_REC_SIZE_MAX)
+		return -EINVAL;
+	p = writer_reserve(w, size);
+	if (!p)
+		return w->err;
+	put_rec_header(&m.header, SECMAP_REC_SEC_MAP, size);
+	m.pid = (int32_t)htole32((uint32_t)rec->pid);
+	m.flags = htole32(rec->flags);
+	m.time_local_ns = htole64(rec->time_local_ns);
+	m.time_mono_ns = htole64(rec->time_mono_ns);
+	m.start = htole64(rec->start);
+	m.len = htole64(rec->len);
+	m.pgoff = htole64(rec->pgoff);
+	m.seq = htole64(rec->seq);
+	m.section_len = htole16((uint16_t)sec_len);
+	m.module_len = htole16((uint16_t)mod_len);
+	m.build_id_len = (uint8_t)rec->build_id_len;
+	memcpy(p, &m, sizeof(m));
+	p = put_str(p + sizeof(m), rec->section, sec_len);
+	p = put_str(p, rec->module, mod_len);
+	put_bytes(p, rec->build_id, rec->build_id_len);
+	return 0;
+}
+
+static int write_unmap(struct secmap_writer *w, const struct secmap_record *rec)
+{
+	struct secmap_rec_unmap u = { 0 };
+	size_t mod_len, size;
+	uint8_t *p;
+
+	if (str_len(rec->module, &mod_len) || rec->build_id_len > 255 ||
+	    (rec->build_id_len && !rec->build_id))
+		return -EINVAL;
+	size = sizeof(u) + str_space(mod_len) + pad8(rec->build_id_len);
+	if (size > SECMAP_REC_SIZE_MAX)
+		return -EINVAL;
+	p = writer_reserve(w, size);
+	if (!p)
+		return w->err;
+	put_rec_header(&u.header, SECMAP_REC_UNMAP, size);
+	u.pid = (int32_t)htole32((uint32_t)rec->pid);
+	u.flags = htole32(rec->flags);
+	u.time_local_ns = htole64(rec->time_local_ns);
+	u.time_mono_ns = htole64(rec->time_mono_ns);
+	u.seq = htole64(rec->seq);
+	u.module_len = htole16((uint16_t)mod_len);
+	u.build_id_len = (uint8_t)rec->build_id_len;
+	memcpy(p, &u, sizeof(u));
+	p = put_str(p + sizeof(u), rec->module, mod_len);
+	put_bytes(p, rec->build_id, rec->build_id_len);
+	return 0;
+}
+
+static int write_finished(struct secmap_writer *w, const struct secmap_record *rec)
+{
+	struct secmap_rec_finished f = { 0 };
+	uint8_t *p;
+
+	p = writer_reserve(w, sizeof(f));
+	if (!p)
+		return w->err;
+	put_rec_header(&f.header, SECMAP_REC_FINISHED, sizeof(f));
+	f.nr_resyncs = htole32(rec->nr_resyncs);
+	f.time_local_ns = htole64(rec->time_local_ns);
+	f.time_mono_ns = htole64(rec->time_mono_ns);
+	f.lost = htole64(rec->lost);
+	memcpy(p, &f, sizeof(f));
+	return 0;
+}
+
+SECMAP_EXPORT int secmap_writer_add(struct secmap_writer *writer, const struct secmap_record *rec)
+{
+	int err;
+
+	if (!writer || !rec)
+		return libsecmap_err(-EINVAL);
+	if (writer->err)
+		return libsecmap_err(writer->err);
+	switch (rec->type) {
+	case SECMAP_REC_KERNEL:
+		err = write_kernel(writer, rec);
+		break;
+	case SECMAP_REC_KALLSYMS:
+		err = write_kallsyms(writer, rec);
+		break;
+	case SECMAP_REC_RESYNC:
+		err = write_resync(writer, rec);
+		break;
+	case SECMAP_REC_SEC_MAP:
+		err = write_sec_map(writer, rec);
+		break;
+	case SECMAP_REC_UNMAP:
+		err = write_unmap(writer, rec);
+		break;
+	case SECMAP_REC_FINISHED:
+		err = write_finished(writer, rec);
+		break;
+	default:
+		err = -EINVAL;
+	}
+	return err ? libsecmap_err(err) : 0;
+}
+
+SECMAP_EXPORT int secmap_writer_flush(struct secmap_writer *writer)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	if (!writer)
+		return libsecmap_err(-EINVAL);
+	while (!writer->err && done < writer->len) {
+		n = write(writer->fd, writer->buf + done, writer->len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			writer->err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	/* What was written is written, even if the rest failed. */
+	writer->flushed += done;
+	memmove(writer->buf, writer->buf + done, writer->len - done);
+	writer->len -= done;
+	return writer->err ? libsecmap_err(writer->err) : 0;
+}
+
+SECMAP_EXPORT int secmap_writer_free(struct secmap_writer *writer)
+{
+	int err;
+
+	if (!writer)
+		return 0;
+	err = secmap_writer_flush(writer);
+	free(writer->buf);
+	free(writer);
+	return err;
+}
+
+SECMAP_EXPORT uint64_t secmap_writer_bytes(const struct secmap_writer *writer)
+{
+	return writer ? writer->flushed + writer->len : 0;
+}
+
+/* --- reader ---------------------------------------------------------------- */
+
+/* A recording larger than this is not one secmap wrote (about 10^7 sections). */
+#define READER_MAX_FILE ((size_t)1 << 30)
+
+struct secmap_reader {
+	uint8_t *buf;
+	size_t len;
+	size_t off;		/* the next record */
+	size_t last_off;	/* the record last returned */
+	int err;		/* a corrupt record stops the reader for good */
+	uint16_t minor;
+	uint64_t flags;
+	uint64_t skipped;
+	uint64_t kallsyms_next;	/* the offset the next KALLSYMS piece must have */
+	uint32_t snapshot_left;	/* SEC_MAP records the last RESYNC still announces */
+};
+
+static uint16_t get16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le16toh(v);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+#define FIELD16(p, type, m) get16((p) + offsetof(struct type, m))
+#define FIELD32(p, type, m) get32((p) + offsetof(struct type, m))
+#define FIELD64(p, type, m) get64((p) + offsetof(struct type, m))
+
+/* Walks the variable parts of one record, never past its end. */
+struct var_cursor {
+	const uint8_t *p;
+	size_t left;
+};
+
+/* A string of @len bytes: no NUL inside, NUL right after, within the record. */
+static int take_str(struct var_cursor *c, size_t len, const char **s)
+{
+	size_t space = str_space(len);
+
+	if (!len || space > c->left || memchr(c->p, 0, len) || c->p[len])
+		return -EBADMSG;
+	*s = (const char *)c->p;
+	c->p += space;
+	c->left -= space;
+	return 0;
+}
+
+static int take_bytes(struct var_cursor *c, size_t len, const uint8_t **b)
+{
+	size_t space = pad8(len);
+
+	if (space > c->left)
+		return -EBADMSG;
+	*b = len ? c->p : NULL;
+	c->p += space;
+	c->left -= space;
+	return 0;
+}
+
+static struct var_cursor var_after(const uint8_t *rec, size_t size, size_t fixed)
+{
+	struct var_cursor c = { rec + fixed, size - fixed };
+
+	return c;
+}
+
+static int read_kernel(const uint8_t *p, size_t size, struct secmap_record *rec)
+{
+	struct var_cursor c;
+
+	if (size < sizeof(struct secmap_rec_kernel))
+		return -EBADMSG;
+	c = var_after(p, size, sizeof(struct secmap_rec_kernel));
+	rec->pid = (int32_t)FIELD32(p, secmap_rec_kernel, pid);
+	rec->flags = FIELD32(p, secmap_rec_kernel, flags);
+	rec->time_local_ns = FIELD64(p, secmap_rec_kernel, time_local_ns);
+	rec->time_mono_ns = FIELD64(p, secmap_rec_kernel, time_mono_ns);
+	rec->ref_addr = FIELD64(p, secmap_rec_kernel, ref_addr);
+	rec->build_id_len = p[offsetof(struct secmap_rec_kernel, build_id_len)];
+	if (take_str(&c, FIELD16(p, secmap_rec_kernel, release_len), &rec->release) ||
+	    take_str(&c, FIELD16(p, secmap_rec_kernel, ref_name_len), &rec->ref_name) ||
+	    take_bytes(&c, rec->build_id_len, &rec->build_id) || c.left)
+		return -EBADMSG;
+	return 0;
+}
+
+static int read_kallsyms(struct secmap_reader *r, const uint8_t *p, size_t size,
+			 struct secmap_record *rec)
+{
+	const uint8_t *text;
+	struct var_cursor c;
+
+	if (size < sizeof(struct secmap_rec_kallsyms))
+		return -EBADMSG;
+	c = var_after(p, size, sizeof(struct secmap_rec_kallsyms));
+	rec->pid = (int32_t)FIELD32(p, secmap_rec_kallsyms, pid);
+	rec->text_len = FIELD32(p, secmap_rec_kallsyms, len);
+	rec->text_offset = FIELD64(p, secmap_rec_kallsyms, offset);
+	/* The pieces must join up: none missing, none twice. */
+	if (!rec->text_len || rec->text_offset != r->kallsyms_next ||
+	    take_bytes(&c, rec->text_len, &text) || c.left)
+		return -EBADMSG;
+	rec->text = (const char *)text;
+	r->kallsyms_next += rec->text_len;
+	return 0;
+}
+
+static int read_resync(const uint8_t *p, size_t size, struct secmap_record *rec)
+{
+	if (size != sizeof(struct secmap_rec_resync))
+		return -EBADMSG;
+	rec->reason = FIELD32(p, secmap_rec_resync, reason);
+	rec->source = FIELD32(p, secmap_rec_resync, source);
+	rec->time_local_ns = FIELD64(p, secmap_rec_resync, time_local_ns);
+	rec->time_mono_ns = FIELD64(p, secmap_rec_resync, time_mono_ns);
+	rec->lost = FIELD64(p, secmap_rec_resync, lost);
+	rec->gap_local_ns = FIELD64(p, secmap_rec_resync, gap_local_ns);
+	rec->gap_mono_ns = FIELD64(p, secmap_rec_resync, gap_mono_ns);
+	rec->nr_maps = FIELD32(p, secmap_rec_resync, nr_maps);
+	rec->nr_modules = FIELD32(p, secmap_rec_resync, nr_modules);
+	if (rec->reason < SECMAP_RESYNC_START || rec->reason > SECMAP_RESYNC_RELOAD ||
+	    rec->source < SECMAP_SOURCE_NETLINK || rec->source > SECMAP_SOURCE_SYSFS)
+		return -EBADMSG;
+	return 0;
+}
+
+static int read_sec_map(const uint8_t *p, size_t size, struct secmap_record *rec)
+{
+	struct var_cursor c;
+
+	if (size < sizeof(struct secmap_rec_sec_map))
+		return -EBADMSG;
+	c = var_after(p, size, sizeof(struct secmap_rec_sec_map));
+	rec->pid = (int32_t)FIELD32(p, secmap_rec_sec_map, pid);
+	rec->flags = FIELD32(p, secmap_rec_sec_map, flags);
+	rec->time_local_ns = FIELD64(p, secmap_rec_sec_map, time_local_ns);
+	rec->time_mono_ns = FIELD64(p, secmap_rec_sec_map, time_mono_ns);
+	rec->start = FIELD64(p, secmap_rec_sec_map, start);
+	rec->len = FIELD64(p, secmap_rec_sec_map, len);
+	rec->pgoff = FIELD64(p, secmap_rec_sec_map, pgoff);
+	rec->seq = FIELD64(p, secmap_rec_sec_map, seq);
+	rec->build_id_len = p[offsetof(struct secmap_rec_sec_map, build_id_len)];
+	if (take_str(&c, FIELD16(p, secmap_rec_sec_map, section_len), &rec->section) ||
+	    take_str(&c, FIELD16(p, secmap_rec_sec_map, module_len), &rec->module) ||
+	    take_bytes(&c, rec->build_id_len, &rec->build_id) || c.left)
+		return -EBADMSG;
+	/* A mapping that wraps around the address space is no mapping. */
+	if (rec->len && rec->start + rec->len < rec->start)
+		return -EBADMSG;
+	return 0;
+}
+
+static int read_unmap(const uint8_t *p, size_t size, struct secmap_record *rec)
+{
+	struct var_cursor c;
+
+	if (size < sizeof(struct secmap_rec_unmap))
+		return -EBADMSG;
+	c = var_after(p, size, sizeof(struct secmap_rec_unmap));
+	rec->pid = (int32_t)FIELD32(p, secmap_rec_unmap, pid);
+	rec->flags = FIELD32(p, secmap_rec_unmap, flags);
+	rec->time_local_ns = FIELD64(p, secmap_rec_unmap, time_local_ns);
+	rec->time_mono_ns = FIELD64(p, secmap_rec_unmap, time_mono_ns);
+	rec->seq = FIELD64(p, secmap_rec_unmap, seq);
+	rec->build_id_len = p[offsetof(struct secmap_rec_unmap, build_id_len)];
+	if (take_str(&c, FIELD16(p, secmap_rec_unmap, module_len), &rec->module) ||
+	    take_bytes(&c, rec->build_id_len, &rec->build_id) || c.left)
+		return -EBADMSG;
+	return 0;
+}
+
+static int read_finished(const uint8_t *p, size_t size, struct secmap_record *rec)
+{
+	if (size != sizeof(struct secmap_rec_finished))
+		return -EBADMSG;
+	rec->nr_resyncs = FIELD32(p, secmap_rec_finished, nr_resyncs);
+	rec->time_local_ns = FIELD64(p, secmap_rec_finished, time_local_ns);
+	rec->time_mono_ns = FIELD64(p, secmap_rec_finished, time_mono_ns);
+	rec->lost = FIELD64(p, secmap_rec_finished, lost);
+	return 0;
+}
+
+/* Decode the record at r->off; 1: returned, 0: skipped (unknown type), or -EBADMSG. */
+static int read_one(struct secmap_reader *r, struct secmap_record *rec)
+{
+	const uint8_t *p = r->buf + r->off;
+	size_t left = r->len - r->off, size;
+	uint32_t type;
+	int err;
+
+	if (left < sizeof(struct secmap_rec_header))
+		return -EBADMSG;
+	type = FIELD32(p, secmap_rec_header, type);
+	size = FIELD16(p, secmap_rec_header, size);
+	if (size < sizeof(struct secmap_rec_header) || size % 8 || size > left)
+		return -EBADMSG;
+	memset(rec, 0, sizeof(*rec));
+	rec->type = type;
+	switch (type) {
+	case SECMAP_REC_KERNEL:
+		err = read_kernel(p, size, rec);
+		break;
+	case SECMAP_REC_KALLSYMS:
+		err = read_kallsyms(r, p, size, rec);
+		break;
+	case SECMAP_REC_RESYNC:
+		err = read_resync(p, size, rec);
+		break;
+	case SECMAP_REC_SEC_MAP:
+		err = read_sec_map(p, size, rec);
+		break;
+	case SECMAP_REC_UNMAP:
+		err = read_unmap(p, size, rec);
+		break;
+	case SECMAP_REC_FINISHED:
+		err = read_finished(p, size, rec);
+		break;
+	default:
+		r->off += size;
+		r->skipped++;
+		return 0;
+	}
+	if (err)
+		return err;
+	/* A snapshot's maps come right after their RESYNC, as many as it says. */
+	if (r->snapshot_left && (type != SECMAP_REC_SEC_MAP || !(rec->flags & SECMAP_MAP_F_SNAPSHOT)))
+		return -EBADMSG;
+	if (type == SECMAP_REC_SEC_MAP) {
+		if (!!(rec->flags & SECMAP_MAP_F_SNAPSHOT) != !!r->snapshot_left)
+			return -EBADMSG;
+		if (r->snapshot_left)
+			r->snapshot_left--;
+	}
+	if (type == SECMAP_REC_RESYNC)
+		r->snapshot_left = rec->nr_maps;
+	r->last_off = r->off;
+	r->off += size;
+	return 1;
+}
+
+SECMAP_EXPORT int secmap_reader_next(struct secmap_reader *reader, struct secmap_record *rec)
+{
+	int ret;
+
+	if (!reader || !rec)
+		return libsecmap_err(-EINVAL);
+	if (reader->err)
+		return libsecmap_err(reader->err);
+	while (reader->off < reader->len) {
+		ret = read_one(reader, rec);
+		if (ret < 0) {
+			reader->err = ret;
+			reader->last_off = reader->off;
+			return libsecmap_err(ret);
+		}
+		if (ret)
+			return 1;
+	}
+	/* The file ended inside a snapshot: some of its maps are missing. */
+	if (reader->snapshot_left) {
+		reader->err = -EBADMSG;
+		return libsecmap_err(-EBADMSG);
+	}
+	return 0;
+}
+
+/* Takes ownership of @buf (malloc()ed) on success only. */
+static int reader_new(uint8_t *buf, size_t len, struct secmap_reader **reader)
+{
+	struct secmap_reader *r;
+	size_t hsize;
+
+	if (len < sizeof(SECMAP_FILE_MAGIC) - 1 ||
+	    memcmp(buf, SECMAP_FILE_MAGIC, sizeof(SECMAP_FILE_MAGIC) - 1))
+		return -EINVAL;
+	if (len < sizeof(struct secmap_file_header))
+		return -EBADMSG;
+	if (FIELD16(buf, secmap_file_header, major) != SECMAP_FILE_MAJOR)
+		return -ENOTSUP;
+	hsize = FIELD32(buf, secmap_file_header, header_size);
+	/* A later minor may grow the header; records start 8-aligned after it. */
+	if (hsize < sizeof(struct secmap_file_header) || hsize % 8 || hsize > len)
+		return -EBADMSG;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->buf = buf;
+	r->len = len;
+	r->off = r->last_off = hsize;
+	r->minor = FIELD16(buf, secmap_file_header, minor);
+	r->flags = FIELD64(buf, secmap_file_header, flags);
+	*reader = r;
+	return 0;
+}
+
+SECMAP_EXPORT int secmap_reader_from_buffer(const void *buf, size_t len,
+					    struct secmap_reader **reader)
+{
+	uint8_t *copy;
+	int err;
+
+	if (!reader || (!buf && len))
+		return libsecmap_err(-EINVAL);
+	*reader = NULL;
+	/* Never zero bytes: malloc(0) may return NULL. */
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return libsecmap_err(-ENOMEM);
+	if (len)
+		memcpy(copy, buf, len);
+	err = reader_new(copy, len, reader);
+	if (err)
+		free(copy);
+	return err ? libsecmap_err(err) : 0;
+}
+
+/* The whole of a regular file, opened without blocking on a FIFO or device. */
+static int read_whole_file(const char *path, uint8_t **buf, size_t *len)
+{
+	struct stat st;
+	size_t done = 0;
+	uint8_t *b;
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		goto out;
+	}
+	if ((uint64_t)st.st_size > READER_MAX_FILE) {
+		err = -EFBIG;
+		goto out;
+	}
+	b = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!b) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* A file that shrinks under us is read as far as it goes. */
+	while (done < (size_t)st.st_size) {
+		n = read(fd, b + done, (size_t)st.st_size - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			free(b);
+			goto out;
+		}
+		if (!n)
+			break;
+		done += (size_t)n;
+	}
+	*buf = b;
+	*len = done;
+out:
+	close(fd);
+	return err;
+}
+
+static bool is_perf_data(const uint8_t *buf, size_t len)
+{
+	return len >= 8 && (!memcmp(buf, "PERFILE2", 8) || !memcmp(buf, "2ELIFREP", 8));
+}
+
+SECMAP_EXPORT int secmap_reader_open(const char *path, struct secmap_reader **reader)
+{
+	uint8_t *buf = NULL;
+	void *feat = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!path || !reader)
+		return libsecmap_err(-EINVAL);
+	*reader = NULL;
+	err = read_whole_file(path, &buf, &len);
+	if (err)
+		return libsecmap_err(err);
+	if (is_perf_data(buf, len)) {
+		free(buf);
+		err = secmap_perf_read_feature(path, SECMAP_PERF_FEATURE_BIT, &feat, &len);
+		if (err)
+			return libsecmap_err(err);
+		buf = feat;
+	}
+	err = reader_new(buf, len, reader);
+	if (err)
+		free(buf);
+	return err ? libsecmap_err(err) : 0;
+}
+
+SECMAP_EXPORT void secmap_reader_free(struct secmap_reader *reader)
+{
+	if (!reader)
+		return;
+	free(reader->buf);
+	free(reader);
+}
+
+SECMAP_EXPORT uint64_t secmap_reader_file_flags(const struct secmap_reader *reader)
+{
+	return reader ? reader->flags : 0;
+}
+
+SECMAP_EXPORT uint16_t secmap_reader_minor(const struct secmap_reader *reader)
+{
+	return reader ? reader->minor : 0;
+}
+
+SECMAP_EXPORT uint64_t secmap_reader_offset(const struct secmap_reader *reader)
+{
+	return reader ? reader->last_off : 0;
+}
+
+SECMAP_EXPORT uint64_t secmap_reader_skipped(const struct secmap_reader *reader)
+{
+	return reader ? reader->skipped : 0;
+}
+
+SECMAP_EXPORT int secmap_data_validate(const void *buf, size_t len)
+{
+	struct secmap_reader *r;
+	struct secmap_record rec;
+	int ret;
+
+	ret = secmap_reader_from_buffer(buf, len, &r);
+	if (ret)
+		return ret;
+	while ((ret = secmap_reader_next(r, &rec)) > 0)
+		;
+	secmap_reader_free(r);
+	return ret;
+}
