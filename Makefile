@@ -9,6 +9,7 @@
 #                    $(DESTDIR)$(PREFIX), and the DKMS source tree under
 #                    $(DESTDIR)/usr/src/secmap-VERSION
 #   make bench       secmap dump --json against the sysfs walk, with 100 and 1000 extra modules
+#   make fuzz        libFuzzer targets for the parsers, FUZZ_SECONDS (60) each
 SECMAP_CACHE ?= /var/cache/secmap
 KERNELS ?= 6.1 6.12 sid
 DEMO_KERNEL ?= 6.12
@@ -42,6 +43,9 @@ guest-build:
 	$(MAKE) -C user OUTPUT=$(BUILD)/guest/ all
 	mkdir -p $(BUILD)/guest/tests
 	$(MAKE) -C selftests/secmap OUTPUT=$(BUILD)/guest/tests/ LIBSECMAP=$(BUILD)/guest/libsecmap.a
+
+fuzz: setup
+	$(MAKE) -C user OUTPUT=$(BUILD)/fuzz/ fuzz FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60)
 
 check:
 	SECMAP_KERNELS="$(KERNELS)" bash scripts/check.sh
@@ -95,5 +99,5 @@ uninstall:
 	$(MAKE) -C user uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	rm -rf $(DKMS_SRC)
 
-.PHONY: all user kmod setup kmod-matrix guest guest-build check demo bench clean print-version
+.PHONY: all user kmod setup fuzz kmod-matrix guest guest-build check demo bench clean print-version
 .PHONY: install install-user install-dkms uninstall

@@ -60,6 +60,14 @@ for variant in gcc clang sanitize; do
 	grep -E '^(not )?ok ' "$tapdir/host-$variant.tap" | grep -v '^ok' || true
 done
 
+step "libFuzzer targets, briefly (make fuzz runs them longer)"
+make -s -C user OUTPUT="$build/fuzz/" fuzz FUZZ_SECONDS="${SECMAP_FUZZ_SECONDS:-20}" \
+	>"$build/fuzz.log" 2>&1
+fuzz_rc=$?
+tap_result fuzz.tap $fuzz_rc "libFuzzer targets run without a finding ($(grep -h '^stat::number_of_executed_units' "$build/fuzz.log" | awk '{ n += $2 } END { print n + 0 }') inputs)"
+grep -E '^#|^stat::number_of_executed_units' "$build/fuzz.log"
+[ $fuzz_rc -eq 0 ] || tail -n 40 "$build/fuzz.log"
+
 step "install layout and DKMS builds (6.1, 6.12)"
 bash scripts/install-test.sh >"$tapdir/install.tap" 2>&1
 tap_result install-run.tap $? "install-test.sh ran to completion"
