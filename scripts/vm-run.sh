@@ -196,6 +196,10 @@ tap=$vm/results.tap
 		echo "not ok - $tag: VM did not finish (timeout or crash, qemu exit $rc)"
 	if [ "$mode" = test ]; then
 		bash "$top/selftests/secmap/perf_host_check.sh" "$tag" "$vm/out"
+		# record_test.sh's recordings against sysfs, readelf and perf's samples.
+		python3 "$top/scripts/check-recording.py" "$vm/out" "$build/kernels/$tag" "$tag" \
+			"$build/guest/secmap" 2>"$vm/check-recording.err" || [ $? -eq 3 ] ||
+			echo "not ok - $tag: recording checker finished (see $vm/check-recording.err)"
 	fi
 	bad=$(grep -nE 'Oops|BUG:|WARNING:|KASAN|Call Trace|general protection|kernel BUG|UBSAN' \
 		"$vm/console.log" | head -n 5 || true)

@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# In the VM: `secmap record` around `perf record -e cpu-clock -a` while a
+# module is loaded during the recording (its init burns CPU), unloaded, and
+# loaded again after another module; then a recording across a secmap.ko
+# reload and one whose reader is starved into losing events. Each point's
+# /sys/module/*/sections is captured into /out for the host-side checker
+# (scripts/check-recording.py), which compares them with the recordings and
+# with perf's samples. Here: TAP for what can be told inside the VM.
+# Only small text files go to /out (the serial port carries ~250 KB/s): the
+# recordings and perf.data stay in /tmp.
+mods=/lib/modules/secmap
+out=/out
+tmp=/tmp/rec
+mkdir -p "$out" "$tmp"
+. /lib/secmap/tap.sh
+
+if ! command -v perf >/dev/null; then
+	echo "# perf is not in the VM image; recording tests need it"
+	not_ok "record: perf available in the VM"
+	tap_done
+fi
+
+# The workload perf records: the phases, with sysfs captured at each.
+cat >/tmp/workload.sh <<'WL'
+#!/bin/sh
+mods=/lib/modules/secmap
+capture() {
+	for d in /sys/module/*/sections; do
+		m=${d%/sections}
+		m=${m##*/}
+		for f in "$d"/.* "$d"/*; do
+			[ -f "$f" ] || continue
+			echo "$m ${f##*/} $(cat "$f")"
+		done
+	done >"/out/sysfs-$1.txt"
+}
+capture before
+insmod $mods/secmap_test_burn.ko burn_ms=400
+capture burn1
+rmmod secmap_test_burn
+insmod $mods/secmap_test_late.ko
+insmod $mods/secmap_test_burn.ko burn_ms=400
+capture burn2
+rmmod secmap_test_burn
+rmmod secmap_test_late
+WL
+
+secmap record -j -o "$tmp/rec.data" --ko-path "$mods" -- \
+	perf record -q -e cpu-clock -a -o "$tmp/perf.data" -- sh /tmp/workload.sh \
+	>"$out/record.json" 2>"$out/record.stderr"
+rc=$?
+check "record: secmap record around perf record exits 0 (perf's status)" [ "$rc" -eq 0 ]
+[ "$rc" -eq 0 ] || sed 's/^/# /' "$out/record.stderr"
+echo "# record summary: $(cat "$out/record.json")"
+check "record: the recording was written" [ -s "$tmp/rec.data" ]
+check "record: perf.data was written" [ -s "$tmp/perf.data" ]
+secmap show -j -i "$tmp/rec.data" >"$out/rec.jsonl" 2>"$out/show.stderr"
+check "record: secmap show reads the recording" [ $? -eq 0 ]
+check "record: the recording ends with a finished record" grep -q '"type":"finished"' "$out/rec.jsonl"
+perf script -i "$tmp/perf.data" -F ip,time --ns >"$out/perf-script.txt" 2>/dev/null
+check "record: perf script reads perf.data" [ -s "$out/perf-script.txt" ]
+# One file: embedded into perf.data, the recording reads back the same.
+secmap inject -i "$tmp/perf.data" -m "$tmp/rec.data"
+check "record: secmap inject embeds the recording into perf.data" [ $? -eq 0 ]
+secmap show -j -i "$tmp/perf.data" | cmp -s - "$out/rec.jsonl"
+check "record: the embedded recording reads the same as secmap.data" [ $? -eq 0 ]
+
+# Exit status is COMMAND's, and a signal reaches COMMAND.
+secmap record -q -o /tmp/x.data -- sh -c 'exit 3'
+check "record: exit status is COMMAND's (3)" [ $? -eq 3 ]
+secmap record -q -o /tmp/x.data -- sh -c 'trap "exit 42" TERM; while :; do sleep 0.1; done' &
+pid=$!
+sleep 2
+kill -TERM $pid
+wait $pid
+check "record: SIGTERM reaches COMMAND, whose status is returned (42)" [ $? -eq 42 ]
+check "record: an interrupted recording is complete" sh -c 'secmap show -i /tmp/x.data | grep -q finished'
+
+# secmap.ko unloaded and loaded again mid-recording: resumes, gap recorded.
+secmap record -q --no-kallsyms -o "$tmp/reload.data" -- sh -c "
+	sleep 1; rmmod secmap; insmod $mods/secmap_test_late.ko; sleep 1
+	insmod $mods/secmap.ko; sleep 2; rmmod secmap_test_late; sleep 1" 2>"$out/reload.stderr"
+check "record: recording across a secmap.ko reload exits 0" [ $? -eq 0 ]
+secmap show -j -i "$tmp/reload.data" >"$out/reload.jsonl"
+cp "$tmp/reload.data" "$out/"
+check "record: the reload is recorded as a resync with a gap" grep -q '"reason":"reload"' "$out/reload.jsonl"
+check "record: events after the reload are recorded (secmap_test_late unmapped)" \
+	grep -q '"type":"unmap","time_local_ns":[0-9]*,"time_mono_ns":[0-9]*,"module":"secmap_test_late","init_only":false' "$out/reload.jsonl"
+
+# The .ko files of that recording, by build-id, for the host to unpack
+# (scripts/check-recording.py); small without kallsyms.
+secmap archive -j -m "$tmp/reload.data" -o "$out/reload.tar.xz" --ko-path "$mods" \
+	>"$out/archive.json" 2>"$out/archive.stderr"
+rc=$?
+echo "# archive: $(cat "$out/archive.json") $(head -c 300 "$out/archive.stderr")"
+check "record: secmap archive packs the recording's modules (exit 0 or 7: some not in the VM)" \
+	[ $rc -eq 0 -o $rc -eq 7 ]
+
+# A starved reader: stopped while modules come and go, it must resync. A
+# small receive buffer (SO_RCVBUF is capped by rmem_max) makes sure it overruns.
+rmem=$(cat /proc/sys/net/core/rmem_max)
+echo 8192 >/proc/sys/net/core/rmem_max
+secmap record -q --no-kallsyms -o "$tmp/loss.data" &
+pid=$!
+sleep 2
+echo "$rmem" >/proc/sys/net/core/rmem_max
+kill -STOP $pid
+i=0
+while [ $i -lt 300 ]; do
+	insmod $mods/secmap_test_late.ko && rmmod secmap_test_late
+	i=$((i + 1))
+done
+insmod $mods/secmap_test_late.ko
+kill -CONT $pid
+sleep 3
+kill -INT $pid
+wait $pid
+check "record: starved recorder exits 0 on SIGINT" [ $? -eq 0 ]
+secmap show -j -i "$tmp/loss.data" >"$out/loss.jsonl"
+check "record: the file is consistent after lost events" [ $? -eq 0 ]
+check "record: lost events became a resync record" grep -q '"reason":"lost"' "$out/loss.jsonl"
+check "record: the resync's snapshot holds the module loaded during the loss" \
+	grep -q '"module":"secmap_test_late","section":".text".*"flags":"[a-z,]*snapshot' "$out/loss.jsonl"
+rmmod secmap_test_late
+
+tap_done
