@@ -46,7 +46,8 @@ rmmod secmap_test_burn
 rmmod secmap_test_late
 WL
 
-secmap record -j -o "$tmp/rec.data" --ko-path "$mods" -- \
+# --inject: one command line leaves one self-contained perf.data.
+secmap record -j -o "$tmp/rec.data" --inject="$tmp/perf.data" --ko-path "$mods" -- \
 	perf record -q -e cpu-clock -a -o "$tmp/perf.data" -- sh /tmp/workload.sh \
 	>"$out/record.json" 2>"$out/record.stderr"
 rc=$?
@@ -60,11 +61,13 @@ check "record: secmap show reads the recording" [ $? -eq 0 ]
 check "record: the recording ends with a finished record" grep -q '"type":"finished"' "$out/rec.jsonl"
 perf script -i "$tmp/perf.data" -F ip,time --ns >"$out/perf-script.txt" 2>/dev/null
 check "record: perf script reads perf.data" [ -s "$out/perf-script.txt" ]
-# One file: embedded into perf.data, the recording reads back the same.
-secmap inject -i "$tmp/perf.data" -m "$tmp/rec.data"
-check "record: secmap inject embeds the recording into perf.data" [ $? -eq 0 ]
 secmap show -j -i "$tmp/perf.data" | cmp -s - "$out/rec.jsonl"
-check "record: the embedded recording reads the same as secmap.data" [ $? -eq 0 ]
+check "record: --inject embedded the recording into perf.data, reading the same" [ $? -eq 0 ]
+# Injecting again replaces it: the file does not grow.
+size=$(stat -c %s "$tmp/perf.data")
+secmap inject -i "$tmp/perf.data" -m "$tmp/rec.data" &&
+	[ "$(stat -c %s "$tmp/perf.data")" -eq "$size" ]
+check "record: injecting again replaces the recording (same size)" [ $? -eq 0 ]
 
 # Exit status is COMMAND's, and a signal reaches COMMAND.
 secmap record -q -o /tmp/x.data -- sh -c 'exit 3'
@@ -87,6 +90,20 @@ cp "$tmp/reload.data" "$out/"
 check "record: the reload is recorded as a resync with a gap" grep -q '"reason":"reload"' "$out/reload.jsonl"
 check "record: events after the reload are recorded (secmap_test_late unmapped)" \
 	grep -q '"type":"unmap","time_local_ns":[0-9]*,"time_mono_ns":[0-9]*,"module":"secmap_test_late","init_only":false' "$out/reload.jsonl"
+
+# Without secmap.ko: the sysfs snapshot only, said on stderr and in the file.
+rmmod secmap
+insmod $mods/secmap_test_late.ko
+secmap record -q --no-kallsyms -o "$tmp/sysfs.data" -- true 2>"$out/sysfs.stderr"
+check "record: without secmap.ko, records anyway (exit 0)" [ $? -eq 0 ]
+check "record: without secmap.ko, says so on stderr" grep -q 'secmap module not loaded' "$out/sysfs.stderr"
+secmap show -j -i "$tmp/sysfs.data" >"$out/sysfs.jsonl"
+check "record: without secmap.ko, the file holds a sysfs snapshot" \
+	grep -q '"reason":"start","source":"sysfs"' "$out/sysfs.jsonl"
+check "record: the sysfs snapshot has secmap_test_late's .text" \
+	grep -q '"module":"secmap_test_late","section":".text"' "$out/sysfs.jsonl"
+rmmod secmap_test_late
+insmod $mods/secmap.ko
 
 # The .ko files of that recording, by build-id, for the host to unpack
 # (scripts/check-recording.py); small without kallsyms.
