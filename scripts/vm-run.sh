@@ -110,7 +110,7 @@ for i in range(1, count + 1):
     with open(f"{outdir}/{name.decode()}.ko", "wb") as f:
         f.write(template.replace(b"secmap_bench_0000", name))
 PY
-	cp "$build/guest/bench/bench" "$root/bench/"
+	cp "$build/guest/bench/bench" "$build/guest/bench/record_bench.sh" "$root/bench/"
 	# The whole modules.dep, as installed, rather than the tests' few lines:
 	# secmap dump reads it to find .ko files, and should pay what it pays
 	# on a real system. Entries for modules not copied in are never opened.
@@ -130,14 +130,11 @@ elfs=("$root/bin/secmap")
 for t in "$root/tests/"*; do
 	if [ "$(head -c 4 "$t")" = $'\x7fELF' ]; then elfs+=("$t"); fi
 done
-if [ "$mode" = bench ]; then
-	elfs+=("$root/bench/bench")
-else
-	# The real binary, not Debian's wrapper script: scripts/setup.sh found it.
-	perf=$(cat "$CACHE/perf/host" 2>/dev/null) || die "no perf recorded; run scripts/setup.sh"
-	cp "$perf" "$root/bin/perf"
-	elfs+=("$root/bin/perf")
-fi
+[ "$mode" = bench ] && elfs+=("$root/bench/bench")
+# The real binary, not Debian's wrapper script: scripts/setup.sh found it.
+perf=$(cat "$CACHE/perf/host" 2>/dev/null) || die "no perf recorded; run scripts/setup.sh"
+cp "$perf" "$root/bin/perf"
+elfs+=("$root/bin/perf")
 # The shared libraries (and loader) the binaries need, at the same paths.
 for bin in "${elfs[@]}"; do
 	ldd "$bin" | grep -oE '/[^ ]+' || die "ldd $bin failed"
@@ -212,6 +209,7 @@ tap=$vm/results.tap
 } >"$tap"
 if [ "$mode" = bench ]; then
 	grep -E '^bench[ :]' "$vm/out.log"
+	python3 "$top/scripts/bench-recording.py" "$vm/out/"bench-*.data
 	grep '^not ok' "$tap" && exit 1
 fi
 if [ "$mode" = demo ]; then

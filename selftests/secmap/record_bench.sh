@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make bench, in the VM: the CPU time `secmap record` takes next to `perf
+# record -e cpu-clock -a`'s in the same run, while a module is loaded and
+# unloaded CYCLES times; and events lost. perf is secmap record's COMMAND
+# with no workload of its own, so the COMMAND figure is perf's alone; the
+# cycles run beside it. The recording without kallsyms goes to /out for the
+# host, which reads its record sizes (scripts/bench-recording.py); the other,
+# some MiB of kernel symbols, would take a minute on the serial port.
+#
+#   record_bench.sh [CYCLES]
+cycles=${1:-200}
+mods=/lib/modules/secmap
+mkdir -p /out
+
+run() {
+	label=$1 dir=$2
+	shift 2
+	secmap record -q -j "$@" -o "$dir/bench-$label.data" -- \
+		perf record -q -e cpu-clock -a -o /tmp/bench-perf.data >/tmp/bench.json 2>/tmp/bench.err &
+	pid=$!
+	# perf has started when its file exists.
+	i=0
+	while [ ! -s /tmp/bench-perf.data ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	start=$(cut -d' ' -f1 /proc/uptime)
+	i=0
+	while [ $i -lt "$cycles" ]; do
+		insmod $mods/secmap_test_late.ko && rmmod secmap_test_late
+		i=$((i + 1))
+	done
+	end=$(cut -d' ' -f1 /proc/uptime)
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	rm -f /tmp/bench-perf.data
+	if [ $rc -ne 0 ]; then
+		echo "bench record: $label: failed (status $rc): $(head -c 300 /tmp/bench.err)"
+		return
+	fi
+	# {"output":...,"bytes":N,"maps":N,"events":N,"lost":N,"resyncs":N,"cpu_us":N,"command_cpu_us":N}
+	sed 's/[{}"]//g; s/,/\n/g' /tmp/bench.json >/tmp/bench.kv
+	get() { sed -n "s/^$1://p" /tmp/bench.kv; }
+	secmap_us=$(get cpu_us)
+	perf_us=$(get command_cpu_us)
+	echo "bench record: $label: $cycles load/unload cycles in $(echo "$end - $start" | bc) s;" \
+		"secmap record $((secmap_us / 1000)) ms CPU, perf record $((perf_us / 1000)) ms CPU" \
+		"= $(echo "scale=1; 100 * $secmap_us / $perf_us" | bc)% of perf's;" \
+		"events $(get events), lost $(get lost), resyncs $(get resyncs), $(get bytes) bytes"
+}
+
+echo "bench record: secmap record's CPU time against perf record's, same run (goal: under 10%)"
+run default /tmp
+run no-kallsyms /out --no-kallsyms
