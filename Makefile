@@ -8,7 +8,8 @@
 #   make install     secmap, libsecmap, headers, man pages, completion under
 #                    $(DESTDIR)$(PREFIX), and the DKMS source tree under
 #                    $(DESTDIR)/usr/src/secmap-VERSION
-#   make bench       secmap dump --json against the sysfs walk, with 100 and 1000 extra modules
+#   make bench       the resolver on the host; in a VM, secmap dump --json against the sysfs
+#                    walk (100 and 1000 extra modules) and secmap record against perf record
 #   make fuzz        libFuzzer targets for the parsers, FUZZ_SECONDS (60) each
 SECMAP_CACHE ?= /var/cache/secmap
 KERNELS ?= 6.1 6.12 sid
@@ -51,6 +52,7 @@ check:
 	SECMAP_KERNELS="$(KERNELS)" bash scripts/check.sh
 
 bench: guest
+	$(MAKE) -C user OUTPUT=$(BUILD)/bench-host/ bench
 	mkdir -p $(BUILD)/guest/bench
 	$(MAKE) -C selftests/secmap OUTPUT=$(BUILD)/guest/bench/ LIBSECMAP=$(BUILD)/guest/libsecmap.a bench
 	@for k in $(BENCH_KERNELS); do \

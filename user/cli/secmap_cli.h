@@ -67,6 +67,7 @@ int do_record(int argc, char **argv);
 int do_show(int argc, char **argv);
 int do_archive(int argc, char **argv);
 int do_inject(int argc, char **argv);
+int do_resolve(int argc, char **argv);
 
 /*
  * "secmap inject": embed the recording at @map_path (a secmap.data, or a
@@ -75,6 +76,48 @@ int do_inject(int argc, char **argv);
  * naming the file; returns a SECMAP_EXIT_* code.
  */
 int inject_recording(const char *in_path, const char *map_path, const char *out_path);
+
+/*
+ * The resolver's options, shared by resolve, report and script:
+ * -i PERF_DATA, -m SECMAP_DATA, --clock, --ko-path, --force, --no-ko.
+ */
+struct resolver_args {
+	const char *input;		/* -i */
+	const char *map;		/* -m */
+	const char **paths;		/* --ko-path, NULL-terminated */
+	size_t nr_paths;
+	enum secmap_clock clock;
+	bool clock_set;
+	bool force;
+	bool no_ko;
+	bool quiet;			/* no warnings about missing .ko files */
+};
+enum {
+	RESOLVER_OPT_CLOCK = 0x200,
+	RESOLVER_OPT_KO_PATH,
+	RESOLVER_OPT_FORCE,
+	RESOLVER_OPT_NO_KO,
+};
+#define RESOLVER_LONG_OPTIONS \
+	{ "input",	required_argument, NULL, 'i' }, \
+	{ "map",	required_argument, NULL, 'm' }, \
+	{ "clock",	required_argument, NULL, RESOLVER_OPT_CLOCK }, \
+	{ "ko-path",	required_argument, NULL, RESOLVER_OPT_KO_PATH }, \
+	{ "force",	no_argument,	   NULL, RESOLVER_OPT_FORCE }, \
+	{ "no-ko",	no_argument,	   NULL, RESOLVER_OPT_NO_KO }
+#define RESOLVER_SHORT_OPTIONS "i:m:"
+/* 0: taken; -1: not a resolver option; else an exit code (error reported). */
+int resolver_option(struct resolver_args *args, int opt, const char *arg);
+/* getopt's '?' for a command with resolver options; SECMAP_EXIT_USAGE. */
+int resolver_option_error(const char *cmd, char **argv, void (*usage)(FILE *f));
+/*
+ * Load the recording (-m, else -i, else perf.data holding one, else
+ * secmap.data) and the .ko files; warn about modules without one. *@res
+ * is NULL on failure. Returns an exit code: SECMAP_EXIT_KO_MISMATCH when
+ * a .ko of another build-id was refused (*@res still usable).
+ */
+int resolver_open(const struct resolver_args *args, struct secmap_resolver **res);
+void resolver_args_free(struct resolver_args *args);
 
 /* Lowercase hex of @len bytes into @out, which holds 2 * @len + 1. */
 void hex_encode(const uint8_t *bytes, size_t len, char *out);

@@ -10,6 +10,7 @@
 #ifndef SECMAP_H
 #define SECMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -251,6 +252,21 @@ size_t secmap_ko_image(const struct secmap_ko *ko, const uint8_t **image);
 /* -ENOENT if the file has no section @name. */
 int secmap_ko_section(const struct secmap_ko *ko, const char *name,
 		      struct secmap_ko_section *section);
+/*
+ * The STT_FUNC and STT_OBJECT symbols defined in section @name (the one
+ * secmap_ko_section() describes), in symbol table order: values are offsets
+ * into the section, as in any relocatable. *@symbols is malloc()ed, its
+ * names point into @ko. -ENOENT: no such section.
+ */
+struct secmap_ko_symbol {
+	const char *name;
+	uint64_t value;		/* st_value: offset in the section */
+	uint64_t size;		/* st_size; 0 for some assembly symbols */
+	bool func;		/* STT_FUNC, else STT_OBJECT */
+	bool global;		/* not STB_LOCAL */
+};
+int secmap_ko_section_symbols(const struct secmap_ko *ko, const char *name,
+			      struct secmap_ko_symbol **symbols, size_t *nr);
 
 /*
  * Recordings (uapi/linux/secmap_record.h describes the file format).
@@ -337,6 +353,93 @@ uint64_t secmap_reader_offset(const struct secmap_reader *reader);
 uint64_t secmap_reader_skipped(const struct secmap_reader *reader);
 /* Check a whole recording in memory: 0, or what open or next would return. */
 int secmap_data_validate(const void *buf, size_t len);
+
+/*
+ * The resolver: where an address was, at a time. Feed it a recording's
+ * records in file order (secmap_resolver_add(), or secmap_resolver_load()
+ * for a whole file), then secmap_resolver_finish() finds each module
+ * build's .ko (as secmap_ko_find() does, for the recorded kernel release
+ * unless @search names one), reads its symbols and builds the index. Then
+ * secmap_resolve() answers in any order, from any number of threads.
+ *
+ * Times are in the clock the samples use: perf's default is the kernel's
+ * local_clock (SECMAP_CLOCK_LOCAL), `perf record -k monotonic` gives
+ * SECMAP_CLOCK_MONO. SECMAP_TIME_ANY matches a mapping of any time (the
+ * latest to start, where several covered the address).
+ *
+ * A .ko whose build-id differs from the recorded one is not used (the
+ * module's addresses still resolve to section+offset, with the reason)
+ * unless @force. Errors: -EINVAL, -ENOMEM, -EBADMSG (records that do not
+ * fit together: a snapshot cut short, kallsyms pieces out of order).
+ */
+enum secmap_clock {
+	SECMAP_CLOCK_LOCAL,	/* local_clock(): perf's default sample clock */
+	SECMAP_CLOCK_MONO,	/* CLOCK_MONOTONIC */
+};
+#define SECMAP_TIME_ANY UINT64_MAX
+
+struct secmap_resolver_opts {
+	const struct secmap_ko_search *search;	/* NULL: the defaults */
+	enum secmap_clock clock;
+	bool force;		/* use a .ko of another build-id */
+	bool no_ko;		/* sections only: read no .ko */
+};
+
+enum secmap_resolved_kind {
+	SECMAP_RESOLVED_MODULE = 1,	/* in a module: @module, maybe @section, @symbol */
+	SECMAP_RESOLVED_KERNEL,		/* in the core kernel: @symbol from kallsyms */
+};
+
+/*
+ * A resolved address. Strings belong to the resolver. For a module:
+ * @section is NULL when the address is inside the module but in no
+ * recorded section (@section_offset is then from @map_start, the start of
+ * that part of the module); @symbol is NULL when it is in no symbol or no
+ * .ko was read; @reason then says why, in a few words.
+ */
+struct secmap_resolution {
+	enum secmap_resolved_kind kind;
+	const char *module;		/* "[kernel]" for the core kernel */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	const char *section;
+	uint64_t section_offset;
+	uint64_t map_start;
+	uint32_t map_flags;		/* SECMAP_MAP_F_* */
+	const char *symbol;
+	uint64_t symbol_offset;
+	const char *reason;
+};
+
+struct secmap_resolver;
+int secmap_resolver_new(const struct secmap_resolver_opts *opts, struct secmap_resolver **res);
+void secmap_resolver_free(struct secmap_resolver *res);
+int secmap_resolver_add(struct secmap_resolver *res, const struct secmap_record *rec);
+int secmap_resolver_finish(struct secmap_resolver *res);
+/* secmap_reader_open(@path) (secmap.data or perf.data), add every record, finish. */
+int secmap_resolver_load(struct secmap_resolver *res, const char *path);
+/* 0 and *@out, or -ENOENT: in no module and not in the core kernel's text. */
+int secmap_resolve(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
+		   struct secmap_resolution *out);
+
+/*
+ * The module builds the recording names, and what became of their .ko:
+ * @path the file used (NULL if none), @err why none: -ENOENT not found,
+ * -ESTALE another build-id (without force), else why it could not be read.
+ */
+struct secmap_resolver_module {
+	const char *name;
+	const uint8_t *build_id;
+	size_t build_id_len;
+	const char *path;
+	int err;
+};
+size_t secmap_resolver_nr_modules(const struct secmap_resolver *res);
+int secmap_resolver_module(const struct secmap_resolver *res, size_t idx,
+			   struct secmap_resolver_module *mod);
+/* Mappings indexed (module footprints included) and kernel text symbols read. */
+size_t secmap_resolver_nr_maps(const struct secmap_resolver *res);
+size_t secmap_resolver_nr_kernel_symbols(const struct secmap_resolver *res);
 
 /*
  * The running kernel, for a recording's SECMAP_REC_KERNEL and KALLSYMS

@@ -618,3 +618,97 @@ SECMAP_EXPORT int secmap_ko_section(const struct secmap_ko *ko, const char *name
 	section->nr_symbols = ko->nr_symbols[found];
 	return 0;
 }
+
+/*
+ * The index of the section @name would resolve to in secmap_ko_section(),
+ * so that symbols and section lookups agree on duplicates.
+ */
+static size_t section_index(const struct secmap_ko *ko, const char *name)
+{
+	size_t i, found = 0;
+	GElf_Shdr shdr;
+
+	for (i = 1; i < ko->nr_sections; i++) {
+		Elf_Scn *scn = elf_getscn(ko->elf, i);
+		const char *sname;
+
+		if (!scn || !gelf_getshdr(scn, &shdr))
+			continue;
+		sname = elf_strptr(ko->elf, ko->shstrndx, shdr.sh_name);
+		if (!sname || strcmp(sname, name))
+			continue;
+		if (!found)
+			found = i;
+		if (shdr.sh_flags & SHF_ALLOC)
+			return i;
+	}
+	return found;
+}
+
+SECMAP_EXPORT int secmap_ko_section_symbols(const struct secmap_ko *ko, const char *name,
+					    struct secmap_ko_symbol **symbols, size_t *nr)
+{
+	Elf_Scn *scn = NULL, *symscn = NULL, *xndxscn = NULL;
+	Elf_Data *syms, *xndx = NULL;
+	struct secmap_ko_symbol *out;
+	GElf_Shdr shdr, symshdr = { 0 };
+	size_t i, n = 0, nsyms, shndx_want, strndx;
+
+	if (!ko || !name || !symbols || !nr)
+		return libsecmap_err(-EINVAL);
+	*symbols = NULL;
+	*nr = 0;
+	shndx_want = section_index(ko, name);
+	if (!shndx_want)
+		return libsecmap_err(-ENOENT);
+	if (!ko->nr_symbols[shndx_want])
+		return 0;
+	while ((scn = elf_nextscn(ko->elf, scn))) {
+		if (!gelf_getshdr(scn, &shdr))
+			return libsecmap_err(-EINVAL);
+		if (shdr.sh_type == SHT_SYMTAB && !symscn) {
+			symscn = scn;
+			symshdr = shdr;
+		} else if (shdr.sh_type == SHT_SYMTAB_SHNDX && !xndxscn) {
+			xndxscn = scn;
+		}
+	}
+	/* ko_index() checked the table's entry size and counted these. */
+	syms = symscn ? elf_getdata(symscn, NULL) : NULL;
+	if (!syms || (xndxscn && !(xndx = elf_getdata(xndxscn, NULL))))
+		return libsecmap_err(-EINVAL);
+	strndx = symshdr.sh_link;
+	out = calloc(ko->nr_symbols[shndx_want], sizeof(*out));
+	if (!out)
+		return libsecmap_err(-ENOMEM);
+	nsyms = symshdr.sh_size / symshdr.sh_entsize;
+	for (i = 1; i < nsyms && n < ko->nr_symbols[shndx_want]; i++) {
+		Elf32_Word xshndx = 0;
+		const char *sname;
+		GElf_Sym sym;
+		int type;
+
+		if (!gelf_getsymshndx(syms, xndx, i, &sym, &xshndx))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_OBJECT)
+			continue;
+		if (sym.st_shndx == SHN_UNDEF ||
+		    (sym.st_shndx >= SHN_LORESERVE && sym.st_shndx != SHN_XINDEX))
+			continue;
+		if ((sym.st_shndx == SHN_XINDEX ? xshndx : sym.st_shndx) != shndx_want)
+			continue;
+		sname = elf_strptr(ko->elf, strndx, sym.st_name);
+		if (!sname || !*sname)
+			continue;
+		out[n].name = sname;
+		out[n].value = sym.st_value;
+		out[n].size = sym.st_size;
+		out[n].func = type == STT_FUNC;
+		out[n].global = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
+		n++;
+	}
+	*symbols = out;
+	*nr = n;
+	return 0;
+}

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * secmap resolve: addresses (and times) to module, section and symbol, from
+ * a recording, for scripts. Also the resolver set-up that report and script
+ * share: where the recording is, where the .ko files are, which clock.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_out.h"
+#include "secmap_cli.h"
+
+static void resolve_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s resolve [-i PERF_DATA | -m SECMAP_DATA] [OPTIONS] [ADDR[@TIME]...]\n"
+		"\n"
+		"Print the module, section and symbol each ADDR was in at TIME (nanoseconds,\n"
+		"in the samples' clock; without @TIME, the latest mapping of ADDR). Without\n"
+		"ADDR arguments, one ADDR[@TIME] per line is read from standard input.\n"
+		"ADDR is hexadecimal (0x optional), TIME decimal.\n"
+		"\n"
+		"Options:\n"
+		"  -i, --input PERF_DATA  perf.data holding the recording (default perf.data,\n"
+		"                         else secmap.data)\n"
+		"  -m, --map SECMAP_DATA  read the recording from this file instead\n"
+		"      --clock CLOCK      local (perf's default) or monotonic (perf record -k\n"
+		"                         monotonic)\n"
+		"      --ko-path PATH     look for .ko files in PATH first (repeatable)\n"
+		"      --force            use a .ko whose build-id differs from the recorded one\n"
+		"      --no-ko            sections only: read no .ko\n"
+		"  -j, --json             one JSON object per address\n"
+		"  -h, --help             show this help\n",
+		bin_name);
+}
+
+int resolver_option(struct resolver_args *args, int opt, const char *arg)
+{
+	const char **p;
+
+	switch (opt) {
+	case 'i':
+		args->input = arg;
+		return 0;
+	case 'm':
+		args->map = arg;
+		return 0;
+	case RESOLVER_OPT_CLOCK:
+		if (!strcmp(arg, "local") || !strcmp(arg, "perf")) {
+			args->clock = SECMAP_CLOCK_LOCAL;
+		} else if (!strcmp(arg, "monotonic") || !strcmp(arg, "mono") ||
+			   !strcmp(arg, "CLOCK_MONOTONIC")) {
+			args->clock = SECMAP_CLOCK_MONO;
+		} else {
+			p_err("unknown clock '%s' (local or monotonic)", arg);
+			return SECMAP_EXIT_USAGE;
+		}
+		args->clock_set = true;
+		return 0;
+	case RESOLVER_OPT_KO_PATH:
+		p = realloc(args->paths, (args->nr_paths + 2) * sizeof(*p));
+		if (!p) {
+			p_err("out of memory");
+			return SECMAP_EXIT_FAILURE;
+		}
+		args->paths = p;
+		p[args->nr_paths++] = arg;
+		p[args->nr_paths] = NULL;
+		return 0;
+	case RESOLVER_OPT_FORCE:
+		args->force = true;
+		return 0;
+	case RESOLVER_OPT_NO_KO:
+		args->no_ko = true;
+		return 0;
+	}
+	return -1;
+}
+
+int resolver_option_error(const char *cmd, char **argv, void (*usage)(FILE *f))
+{
+	switch (optopt) {
+	case 'i':
+	case 'm':
+	case RESOLVER_OPT_CLOCK:
+	case RESOLVER_OPT_KO_PATH:
+		p_err("%s: option '%s' needs a value", cmd, argv[optind - 1]);
+		return SECMAP_EXIT_USAGE;
+	}
+	return usage_error(cmd, argv, usage);
+}
+
+/* Where the recording is: -m, else -i, else perf.data if it holds one, else secmap.data. */
+static const char *recording_path(const struct resolver_args *args)
+{
+	struct secmap_reader *r;
+
+	if (args->map)
+		return args->map;
+	if (args->input)
+		return args->input;
+	if (!secmap_reader_open("perf.data", &r)) {
+		secmap_reader_free(r);
+		return "perf.data";
+	}
+	return "secmap.data";
+}
+
+int resolver_open(const struct resolver_args *args, struct secmap_resolver **res)
+{
+	struct secmap_ko_search search = { .paths = args->paths };
+	struct secmap_resolver_opts opts = {
+		.search = &search,
+		.clock = args->clock,
+		.force = args->force,
+		.no_ko = args->no_ko,
+	};
+	struct secmap_resolver_module mod;
+	const char *path = recording_path(args);
+	int err, ret = SECMAP_EXIT_OK;
+	size_t i;
+
+	err = secmap_resolver_new(&opts, res);
+	if (!err)
+		err = secmap_resolver_load(*res, path);
+	if (err) {
+		p_err("%s: %s", path, recording_strerror(err));
+		secmap_resolver_free(*res);
+		*res = NULL;
+		return recording_exit_code(err);
+	}
+	for (i = 0; i < secmap_resolver_nr_modules(*res); i++) {
+		char *bid;
+
+		secmap_resolver_module(*res, i, &mod);
+		if (!mod.err || args->no_ko)
+			continue;
+		bid = mod.build_id_len ? bytes_hex(mod.build_id, mod.build_id_len) : NULL;
+		if (mod.err == -ESTALE) {
+			p_err("the .ko found for %s has another build-id than the recorded %s; "
+			      "--force uses it anyway", mod.name, bid ? bid : "(none)");
+			ret = SECMAP_EXIT_KO_MISMATCH;
+		} else if (!args->quiet) {
+			fprintf(stderr, "Warning: %s (build-id %s): %s; its samples resolve to "
+				"section+offset only\n", mod.name, bid ? bid : "none",
+				mod.err == -ENOENT ? "no .ko found (--ko-path, or unpack its "
+				"secmap archive into ~/.debug)" : strerror(-mod.err));
+		}
+		free(bid);
+	}
+	return ret;
+}
+
+void resolver_args_free(struct resolver_args *args)
+{
+	free(args->paths);
+	args->paths = NULL;
+}
+
+/* "sym+0x1f" or NULL into @buf. */
+static const char *sym_str(const struct secmap_resolution *r, char *buf, size_t size)
+{
+	if (!r->symbol)
+		return NULL;
+	snprintf(buf, size, "%s+0x%" PRIx64, r->symbol, r->symbol_offset);
+	return buf;
+}
+
+static int print_one(const struct secmap_resolver *res, const char *arg)
+{
+	char *end, sym[512];
+	struct secmap_resolution r;
+	uint64_t addr, time = SECMAP_TIME_ANY;
+	bool found;
+
+	errno = 0;
+	addr = strtoull(arg, &end, 16);
+	if (errno || end == arg || (*end && *end != '@')) {
+		p_err("resolve: '%s' is not ADDR[@TIME]", arg);
+		return SECMAP_EXIT_USAGE;
+	}
+	if (*end == '@') {
+		const char *t = end + 1;
+
+		time = strtoull(t, &end, 10);
+		if (errno || end == t || *end) {
+			p_err("resolve: '%s' is not ADDR[@TIME]", arg);
+			return SECMAP_EXIT_USAGE;
+		}
+	}
+	found = !secmap_resolve(res, addr, time, &r);
+	if (json_output) {
+		struct json_out *o = json_out_stream(stdout);
+
+		if (!o)
+			return SECMAP_EXIT_FAILURE;
+		json_out_object_begin(o, NULL);
+		json_out_hex(o, "addr", addr);
+		if (time == SECMAP_TIME_ANY)
+			json_out_null(o, "time");
+		else
+			json_out_u64(o, "time", time);
+		json_out_str(o, "module", found ? r.module : NULL);
+		json_out_str(o, "section", found ? r.section : NULL);
+		if (found && r.kind == SECMAP_RESOLVED_MODULE)
+			json_out_hex(o, "section_offset", r.section_offset);
+		else
+			json_out_null(o, "section_offset");
+		json_out_str(o, "symbol", found ? r.symbol : NULL);
+		if (found && r.symbol)
+			json_out_hex(o, "symbol_offset", r.symbol_offset);
+		else
+			json_out_null(o, "symbol_offset");
+		json_out_str(o, "reason", found ? r.reason : "in no recorded mapping");
+		json_out_object_end(o);
+		return json_out_finish(o, NULL) ? SECMAP_EXIT_FAILURE : SECMAP_EXIT_OK;
+	}
+	if (!found)
+		printf("%s [unknown]\n", arg);
+	else if (r.kind == SECMAP_RESOLVED_KERNEL)
+		printf("%s [kernel] %s\n", arg, sym_str(&r, sym, sizeof(sym)));
+	else if (r.section)
+		printf("%s %s %s+0x%" PRIx64 " %s%s%s\n", arg, r.module, r.section,
+		       r.section_offset, r.symbol ? sym_str(&r, sym, sizeof(sym)) : "[unknown]",
+		       r.reason ? " # " : "", r.reason ? r.reason : "");
+	else
+		printf("%s %s +0x%" PRIx64 " [unknown] # %s\n", arg, r.module,
+		       r.section_offset, r.reason);
+	return SECMAP_EXIT_OK;
+}
+
+int do_resolve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		OUTPUT_LONG_OPTIONS,
+		RESOLVER_LONG_OPTIONS,
+		{ 0 }
+	};
+	struct resolver_args args = { 0 };
+	struct secmap_resolver *res = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int opt, ret, r;
+
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+" RESOLVER_SHORT_OPTIONS OUTPUT_SHORT_OPTIONS,
+				  opts, NULL)) != -1) {
+		if (handle_output_option(opt))
+			continue;
+		if (opt == 'h') {
+			resolve_usage(stdout);
+			resolver_args_free(&args);
+			return SECMAP_EXIT_OK;
+		}
+		ret = resolver_option(&args, opt, optarg);
+		if (ret > 0)
+			goto out;
+		if (ret < 0) {
+			ret = resolver_option_error("resolve", argv, resolve_usage);
+			goto out;
+		}
+	}
+	ret = resolver_open(&args, &res);
+	if (!res)
+		goto out;
+	if (optind < argc) {
+		for (; optind < argc; optind++) {
+			r = print_one(res, argv[optind]);
+			if (r && (!ret || r == SECMAP_EXIT_USAGE))
+				ret = r;
+		}
+	} else {
+		while ((n = getline(&line, &cap, stdin)) > 0) {
+			line[strcspn(line, "\r\n")] = '\0';
+			if (!line[0])
+				continue;
+			r = print_one(res, line);
+			if (r && (!ret || r == SECMAP_EXIT_USAGE))
+				ret = r;
+		}
+		free(line);
+	}
+	if (flush_output(stdout)) {
+		p_err("cannot write output: %s", strerror(errno ? errno : EIO));
+		ret = SECMAP_EXIT_FAILURE;
+	}
+out:
+	secmap_resolver_free(res);
+	resolver_args_free(&args);
+	return ret;
+}

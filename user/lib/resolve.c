@@ -1,0 +1,1199 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The resolver: (address, time) -> module build, section, offset in it,
+ * symbol and offset, from a recording's section maps and the modules' .ko
+ * symbol tables; kernel-core addresses from the recording's kallsyms.
+ *
+ * Records are fed in file order and turned into mappings, each valid over a
+ * time range: an event load opens its sections at its time, an init-free
+ * closes the init ones, an unload closes the rest. A resync's snapshot keeps
+ * what it still shows, and closes what it no longer shows (or opens what is
+ * new) at the start of the gap it covers: within a gap, nothing better is
+ * known.
+ *
+ * The index cuts the address range into page-sized buckets; each
+ * piece lists the mappings that ever covered it, ordered by time. A lookup
+ * is a binary search for the piece, then a short scan of its list: time is
+ * part of the key, so samples can come in any order. A module's sections are
+ * also merged into its footprint (sections less than a page apart), so that
+ * an address inside a module but in no recorded section is still named
+ * module+offset, with the reason.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define RS_NONE			UINT32_MAX
+#define RS_FOOTPRINT		UINT32_MAX	/* rs_map.section of a footprint */
+#define RS_OPEN			UINT64_MAX	/* rs_map.to while still mapped */
+#define RS_FOOTPRINT_GAP	4096
+
+struct rs_sym {
+	uint64_t start, end;	/* offsets in the section */
+	const char *name;	/* into the build's ko */
+};
+
+struct rs_section {
+	char *name;
+	uint64_t size;		/* from the .ko; 0 if none was read */
+	struct rs_sym *syms;	/* sorted by start */
+	size_t nr_syms;
+	int err;		/* 0, or why it has no symbols */
+};
+
+/* One module build: a name and a build-id. */
+struct rs_build {
+	char *name;
+	uint8_t id[SECMAP_BUILD_ID_MAX];
+	size_t id_len;
+	struct rs_section *secs;
+	size_t nr_secs;
+	char *path;		/* the .ko the symbols come from */
+	struct secmap_ko *ko;
+	int err;		/* why there are no symbols */
+};
+
+struct rs_map {
+	uint64_t start, end;
+	uint64_t from[2], to[2];	/* validity, per enum secmap_clock */
+	uint64_t pgoff;
+	uint32_t build;
+	uint32_t section;	/* index in the build's secs, or RS_FOOTPRINT */
+	uint32_t flags;		/* SECMAP_MAP_F_* */
+	uint32_t life;
+};
+
+/* A module load, from its first map record to its unload. */
+struct rs_life {
+	uint32_t build;
+	uint64_t seq;
+	size_t *maps;
+	size_t nr_maps;
+	bool open;
+	int resync;		/* 0, or 1 kept / 2 new in the resync being read */
+};
+
+/*
+ * The address range the mappings span, cut into buckets of 2^shift bytes
+ * (a page, unless that makes more than 2^20 buckets); each bucket lists a
+ * copy of every mapping that ever overlapped it, latest start of validity
+ * first. A lookup is one division, then a scan of one short contiguous
+ * list that holds all the answer needs: no search, no pointer chasing.
+ */
+struct rs_slot {
+	uint64_t start, end;
+	uint64_t to;		/* end of validity; its start is in rs_index.from */
+	const char *section_name;
+	uint32_t build, section, flags, map;
+};
+
+struct rs_index {
+	uint64_t base;
+	unsigned int shift;
+	size_t nr_buckets;
+	uint32_t *first;	/* bucket i's slots are [first[i], first[i + 1]) */
+	uint64_t *from;		/* start of validity of each slot: scanned first */
+	struct rs_slot *slots;
+};
+
+struct rs_kernel_sym {
+	uint64_t addr;
+	const char *name;	/* into kallsyms text */
+};
+
+struct secmap_resolver {
+	struct secmap_resolver_opts opts;
+	struct secmap_ko_search search;
+	const char **paths;	/* the copy of opts.search->paths */
+	char *release;
+	uint64_t ref_addr;
+	bool have_ref_addr;
+
+	struct rs_build *builds;
+	size_t nr_builds;
+	uint32_t *builds_hash;	/* by name and build-id: indices into builds + 1 */
+	size_t builds_hash_size;
+	struct rs_map *maps;
+	size_t nr_maps, cap_maps;
+	struct rs_life *lives;
+	size_t nr_lives;
+	/* Open lives by module name: open addressing, indices into lives + 1. */
+	uint32_t *open_hash;
+	size_t hash_size;
+
+	/* The resync being read: how many snapshot maps are still to come. */
+	uint32_t snap_left;
+	uint32_t snap_reason;
+	uint64_t snap_at[2];	/* when the gap began (or the resync, if none) */
+	int resync_no;
+
+	char *kallsyms;
+	size_t kallsyms_len;
+	struct rs_kernel_sym *ksyms;
+	size_t nr_ksyms;
+	uint64_t kernel_end;
+
+	/* The indexes, built by secmap_resolver_finish(). */
+	bool finished;
+	struct rs_index sections;
+	struct rs_index footprints;	/* consulted only when no section holds it */
+	int err;		/* sticky: from adding records */
+};
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
+static const char *life_module(const struct secmap_resolver *res, const struct rs_life *life)
+{
+	return res->builds[life->build].name;
+}
+
+/* The slot of @module's open life, or of the empty slot where it would go. */
+static size_t hash_slot(const struct secmap_resolver *res, const char *module)
+{
+	size_t i = name_hash(module) & (res->hash_size - 1);
+
+	while (res->open_hash[i]) {
+		const struct rs_life *life = &res->lives[res->open_hash[i] - 1];
+
+		if (!strcmp(life_module(res, life), module))
+			return i;
+		i = (i + 1) & (res->hash_size - 1);
+	}
+	return i;
+}
+
+static struct rs_life *open_life(struct secmap_resolver *res, const char *module)
+{
+	size_t i;
+
+	if (!res->hash_size)
+		return NULL;
+	i = hash_slot(res, module);
+	return res->open_hash[i] ? &res->lives[res->open_hash[i] - 1] : NULL;
+}
+
+static int hash_grow(struct secmap_resolver *res)
+{
+	size_t old_size = res->hash_size, i, n = old_size ? old_size * 2 : 256;
+	uint32_t *old = res->open_hash;
+
+	res->open_hash = calloc(n, sizeof(*res->open_hash));
+	if (!res->open_hash) {
+		res->open_hash = old;
+		return -ENOMEM;
+	}
+	res->hash_size = n;
+	for (i = 0; i < old_size; i++)
+		if (old[i])
+			res->open_hash[hash_slot(res, life_module(res, &res->lives[old[i] - 1]))] =
+				old[i];
+	free(old);
+	return 0;
+}
+
+/* Remove @module's open life from the table (backward-shift deletion). */
+static void hash_remove(struct secmap_resolver *res, const char *module)
+{
+	size_t i = hash_slot(res, module), j, home;
+
+	if (!res->open_hash[i])
+		return;
+	res->open_hash[i] = 0;
+	for (j = (i + 1) & (res->hash_size - 1); res->open_hash[j];
+	     j = (j + 1) & (res->hash_size - 1)) {
+		home = name_hash(life_module(res, &res->lives[res->open_hash[j] - 1])) &
+		       (res->hash_size - 1);
+		/* Move it back if its home is not in (i, j]. */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			res->open_hash[i] = res->open_hash[j];
+			res->open_hash[j] = 0;
+			i = j;
+		}
+	}
+}
+
+static uint32_t build_hash(const char *name, const uint8_t *id, size_t id_len)
+{
+	uint32_t h = name_hash(name);
+	size_t i;
+
+	for (i = 0; i < id_len; i++)
+		h = (h ^ id[i]) * 16777619u;
+	return h;
+}
+
+/* The slot of build (@name, @id) in builds_hash, or the empty one where it would go. */
+static size_t build_slot(const struct secmap_resolver *res, const char *name, const uint8_t *id,
+			 size_t id_len)
+{
+	size_t i = build_hash(name, id, id_len) & (res->builds_hash_size - 1);
+
+	while (res->builds_hash[i]) {
+		const struct rs_build *b = &res->builds[res->builds_hash[i] - 1];
+
+		if (b->id_len == id_len && !memcmp(b->id, id, id_len) && !strcmp(b->name, name))
+			return i;
+		i = (i + 1) & (res->builds_hash_size - 1);
+	}
+	return i;
+}
+
+static int builds_hash_grow(struct secmap_resolver *res)
+{
+	size_t n = res->builds_hash_size ? 2 * res->builds_hash_size : 256, i;
+	uint32_t *h = calloc(n, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	free(res->builds_hash);
+	res->builds_hash = h;
+	res->builds_hash_size = n;
+	for (i = 0; i < res->nr_builds; i++) {
+		const struct rs_build *b = &res->builds[i];
+
+		h[build_slot(res, b->name, b->id, b->id_len)] = (uint32_t)(i + 1);
+	}
+	return 0;
+}
+
+static int find_build(struct secmap_resolver *res, const struct secmap_record *rec, uint32_t *out)
+{
+	struct rs_build *b;
+	size_t slot;
+	int err;
+
+	if (rec->build_id_len > SECMAP_BUILD_ID_MAX || res->nr_builds >= RS_NONE - 1)
+		return -EINVAL;
+	if (res->builds_hash_size) {
+		slot = build_slot(res, rec->module, rec->build_id, rec->build_id_len);
+		if (res->builds_hash[slot]) {
+			*out = res->builds_hash[slot] - 1;
+			return 0;
+		}
+	}
+	/* At most half full. */
+	if (2 * (res->nr_builds + 1) > res->builds_hash_size) {
+		err = builds_hash_grow(res);
+		if (err)
+			return err;
+	}
+	b = realloc(res->builds, (res->nr_builds + 1) * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	res->builds = b;
+	b = &res->builds[res->nr_builds];
+	memset(b, 0, sizeof(*b));
+	b->name = strdup(rec->module);
+	if (!b->name)
+		return -ENOMEM;
+	memcpy(b->id, rec->build_id, rec->build_id_len);
+	b->id_len = rec->build_id_len;
+	res->builds_hash[build_slot(res, b->name, b->id, b->id_len)] = (uint32_t)(res->nr_builds + 1);
+	*out = (uint32_t)res->nr_builds++;
+	return 0;
+}
+
+static int find_section(struct rs_build *b, const char *name, uint32_t *out)
+{
+	struct rs_section *s;
+	size_t i;
+
+	for (i = 0; i < b->nr_secs; i++) {
+		if (!strcmp(b->secs[i].name, name)) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	}
+	s = realloc(b->secs, (b->nr_secs + 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	b->secs = s;
+	s = &b->secs[b->nr_secs];
+	memset(s, 0, sizeof(*s));
+	s->name = strdup(name);
+	if (!s->name)
+		return -ENOMEM;
+	*out = (uint32_t)b->nr_secs++;
+	return 0;
+}
+
+static int new_life(struct secmap_resolver *res, uint32_t build, uint64_t seq,
+		    struct rs_life **out)
+{
+	struct rs_life *lives;
+	size_t slot;
+	int err;
+
+	if (res->nr_lives >= UINT32_MAX - 1)
+		return -EOVERFLOW;
+	/* Keep the table at most half full. */
+	if (2 * (res->nr_lives + 1) > res->hash_size) {
+		err = hash_grow(res);
+		if (err)
+			return err;
+	}
+	lives = realloc(res->lives, (res->nr_lives + 1) * sizeof(*lives));
+	if (!lives)
+		return -ENOMEM;
+	res->lives = lives;
+	memset(&lives[res->nr_lives], 0, sizeof(*lives));
+	lives[res->nr_lives].build = build;
+	lives[res->nr_lives].seq = seq;
+	lives[res->nr_lives].open = true;
+	slot = hash_slot(res, res->builds[build].name);
+	res->open_hash[slot] = (uint32_t)(res->nr_lives + 1);
+	*out = &lives[res->nr_lives++];
+	return 0;
+}
+
+/* Close @life's maps (only init ones if @init_only) at @at. */
+static void close_life(struct secmap_resolver *res, struct rs_life *life, const uint64_t at[2],
+		       bool init_only)
+{
+	size_t i;
+
+	for (i = 0; i < life->nr_maps; i++) {
+		struct rs_map *m = &res->maps[life->maps[i]];
+
+		if (m->to[0] != RS_OPEN || (init_only && !(m->flags & SECMAP_MAP_F_INIT)))
+			continue;
+		m->to[0] = at[0];
+		m->to[1] = at[1];
+	}
+	if (!init_only) {
+		life->open = false;
+		hash_remove(res, res->builds[life->build].name);
+	}
+}
+
+static int add_map(struct secmap_resolver *res, struct rs_life *life,
+		   const struct secmap_record *rec, const uint64_t from[2])
+{
+	struct rs_build *b = &res->builds[life->build];
+	struct rs_map *m;
+	size_t *maps;
+	uint32_t sec;
+	int err;
+
+	/* Length 0: the recorder had no .ko; finish() takes it from the .ko. */
+	if (rec->start + rec->len < rec->start)
+		return 0;
+	err = find_section(b, rec->section, &sec);
+	if (err)
+		return err;
+	if (res->nr_maps == res->cap_maps) {
+		size_t cap = res->cap_maps ? 2 * res->cap_maps : 1024;
+
+		m = realloc(res->maps, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		res->maps = m;
+		res->cap_maps = cap;
+	}
+	maps = realloc(life->maps, (life->nr_maps + 1) * sizeof(*maps));
+	if (!maps)
+		return -ENOMEM;
+	life->maps = maps;
+	maps[life->nr_maps++] = res->nr_maps;
+	m = &res->maps[res->nr_maps++];
+	memset(m, 0, sizeof(*m));
+	m->start = rec->start;
+	m->end = rec->start + rec->len;
+	m->from[0] = from[0];
+	m->from[1] = from[1];
+	m->to[0] = m->to[1] = RS_OPEN;
+	m->pgoff = rec->pgoff;
+	m->build = life->build;
+	m->section = sec;
+	m->flags = rec->flags;
+	m->life = (uint32_t)(life - res->lives);
+	return 0;
+}
+
+static bool life_has(const struct secmap_resolver *res, const struct rs_life *life,
+		     const struct secmap_record *rec)
+{
+	size_t i;
+
+	for (i = 0; i < life->nr_maps; i++) {
+		const struct rs_map *m = &res->maps[life->maps[i]];
+
+		if (m->start == rec->start &&
+		    !strcmp(res->builds[m->build].secs[m->section].name, rec->section))
+			return true;
+	}
+	return false;
+}
+
+/* After a resync's snapshot: what it did not show is gone since the gap began. */
+static void end_resync(struct secmap_resolver *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr_lives; i++) {
+		struct rs_life *life = &res->lives[i];
+
+		if (life->open && !life->resync)
+			close_life(res, life, res->snap_at, false);
+		life->resync = 0;
+	}
+}
+
+static int add_snapshot_map(struct secmap_resolver *res, const struct secmap_record *rec)
+{
+	uint64_t from[2] = { 0, 0 };
+	struct rs_life *life = open_life(res, rec->module);
+	uint32_t build;
+	int err;
+
+	if (res->snap_reason != SECMAP_RESYNC_START) {
+		from[0] = res->snap_at[0];
+		from[1] = res->snap_at[1];
+	}
+	err = find_build(res, rec, &build);
+	if (err)
+		return err;
+	if (life && !life->resync) {
+		/* First map of this module in this snapshot: the same load still? */
+		if (life->build == build && life_has(res, life, rec)) {
+			life->resync = 1;
+		} else {
+			close_life(res, life, from, false);
+			life = NULL;
+		}
+	}
+	if (!life) {
+		err = new_life(res, build, rec->seq, &life);
+		if (err)
+			return err;
+		life->resync = 2;
+	}
+	/* Kept loads have their maps; a freed init section is no mapping. */
+	if (life->resync == 2 && !(rec->flags & SECMAP_MAP_F_FREED))
+		err = add_map(res, life, rec, from);
+	return err;
+}
+
+static int add_event_map(struct secmap_resolver *res, const struct secmap_record *rec)
+{
+	const uint64_t at[2] = { rec->time_local_ns, rec->time_mono_ns };
+	struct rs_life *life = open_life(res, rec->module);
+	uint32_t build;
+	int err;
+
+	err = find_build(res, rec, &build);
+	if (err)
+		return err;
+	if (life && (life->seq != rec->seq || life->build != build)) {
+		/* A load while the last one was never seen to go: lost unload. */
+		close_life(res, life, at, false);
+		life = NULL;
+	}
+	if (!life) {
+		err = new_life(res, build, rec->seq, &life);
+		if (err)
+			return err;
+	}
+	return add_map(res, life, rec, at);
+}
+
+static int add_kallsyms(struct secmap_resolver *res, const struct secmap_record *rec)
+{
+	char *p;
+
+	if (rec->text_offset != res->kallsyms_len)
+		return -EBADMSG;	/* pieces out of order: not what a recorder writes */
+	p = realloc(res->kallsyms, res->kallsyms_len + rec->text_len + 1);
+	if (!p)
+		return -ENOMEM;
+	res->kallsyms = p;
+	memcpy(p + res->kallsyms_len, rec->text, rec->text_len);
+	res->kallsyms_len += rec->text_len;
+	p[res->kallsyms_len] = '\0';
+	return 0;
+}
+
+SECMAP_EXPORT int secmap_resolver_add(struct secmap_resolver *res, const struct secmap_record *rec)
+{
+	const uint64_t at[2] = { rec ? rec->time_local_ns : 0, rec ? rec->time_mono_ns : 0 };
+	struct rs_life *life;
+	int err = 0;
+
+	if (!res || !rec || res->finished)
+		return libsecmap_err(-EINVAL);
+	if (res->err)
+		return libsecmap_err(res->err);
+	if (res->snap_left && !(rec->type == SECMAP_REC_SEC_MAP &&
+				(rec->flags & SECMAP_MAP_F_SNAPSHOT))) {
+		/* The reader checks this; records given by hand may not be. */
+		err = -EBADMSG;
+		goto out;
+	}
+	switch (rec->type) {
+	case SECMAP_REC_KERNEL:
+		free(res->release);
+		res->release = strdup(rec->release);
+		if (!res->release)
+			err = -ENOMEM;
+		res->have_ref_addr = rec->flags & SECMAP_KERNEL_F_REF_ADDR;
+		res->ref_addr = rec->ref_addr;
+		break;
+	case SECMAP_REC_KALLSYMS:
+		err = add_kallsyms(res, rec);
+		break;
+	case SECMAP_REC_RESYNC:
+		res->snap_left = rec->nr_maps;
+		res->snap_reason = rec->reason;
+		res->snap_at[0] = rec->gap_local_ns ? rec->gap_local_ns : rec->time_local_ns;
+		res->snap_at[1] = rec->gap_mono_ns ? rec->gap_mono_ns : rec->time_mono_ns;
+		if (!res->snap_left)
+			end_resync(res);
+		break;
+	case SECMAP_REC_SEC_MAP:
+		if (rec->flags & SECMAP_MAP_F_SNAPSHOT) {
+			if (!res->snap_left) {
+				err = -EBADMSG;
+				break;
+			}
+			err = add_snapshot_map(res, rec);
+			if (!err && !--res->snap_left)
+				end_resync(res);
+		} else {
+			err = add_event_map(res, rec);
+		}
+		break;
+	case SECMAP_REC_UNMAP:
+		life = open_life(res, rec->module);
+		if (life)
+			close_life(res, life, at, rec->flags & SECMAP_UNMAP_F_INIT);
+		break;
+	default:
+		break;	/* FINISHED, and types this library does not know */
+	}
+out:
+	if (err)
+		res->err = err;
+	return err ? libsecmap_err(err) : 0;
+}
+
+SECMAP_EXPORT int secmap_resolver_new(const struct secmap_resolver_opts *opts,
+				      struct secmap_resolver **resp)
+{
+	struct secmap_resolver *res;
+	size_t n = 0;
+
+	if (!resp || (opts && opts->clock > SECMAP_CLOCK_MONO))
+		return libsecmap_err(-EINVAL);
+	*resp = NULL;
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return libsecmap_err(-ENOMEM);
+	if (opts)
+		res->opts = *opts;
+	if (opts && opts->search) {
+		res->search = *opts->search;
+		while (opts->search->paths && opts->search->paths[n])
+			n++;
+		res->paths = calloc(n + 1, sizeof(*res->paths));
+		if (!res->paths) {
+			free(res);
+			return libsecmap_err(-ENOMEM);
+		}
+		memcpy(res->paths, opts->search->paths, n * sizeof(*res->paths));
+		res->search.paths = res->paths;
+	}
+	res->opts.search = NULL;
+	*resp = res;
+	return 0;
+}
+
+static void index_free(struct rs_index *idx)
+{
+	free(idx->first);
+	free(idx->from);
+	free(idx->slots);
+	memset(idx, 0, sizeof(*idx));
+}
+
+SECMAP_EXPORT void secmap_resolver_free(struct secmap_resolver *res)
+{
+	size_t i, j;
+
+	if (!res)
+		return;
+	for (i = 0; i < res->nr_builds; i++) {
+		struct rs_build *b = &res->builds[i];
+
+		for (j = 0; j < b->nr_secs; j++) {
+			free(b->secs[j].name);
+			free(b->secs[j].syms);
+		}
+		free(b->secs);
+		free(b->name);
+		free(b->path);
+		secmap_ko_close(b->ko);
+	}
+	for (i = 0; i < res->nr_lives; i++)
+		free(res->lives[i].maps);
+	free(res->builds);
+	free(res->builds_hash);
+	free(res->maps);
+	free(res->lives);
+	free(res->open_hash);
+	free(res->kallsyms);
+	free(res->ksyms);
+	index_free(&res->sections);
+	index_free(&res->footprints);
+	free(res->release);
+	free(res->paths);
+	free(res);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct rs_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* Sized symbols first at one address: they say where a function ends. */
+	return (x->end > y->end) ? -1 : (x->end < y->end);
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct rs_kernel_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The symbols of every section a build's maps name, from its .ko. */
+static int load_build(struct secmap_resolver *res, struct secmap_ko_index *idx, struct rs_build *b)
+{
+	const uint8_t *id;
+	size_t i, j, len;
+	int err;
+
+	if (res->opts.no_ko) {
+		b->err = -ENOENT;
+		return 0;
+	}
+	err = secmap_ko_index_find(idx, b->name, b->id_len ? b->id : NULL, b->id_len, &b->path);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		b->err = -ENOENT;
+		return 0;
+	}
+	err = secmap_ko_open(b->path, &b->ko);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		b->err = err;
+		return 0;
+	}
+	len = secmap_ko_build_id(b->ko, &id);
+	if (b->id_len && (len != b->id_len || memcmp(id, b->id, len)) && !res->opts.force) {
+		b->err = -ESTALE;
+		secmap_ko_close(b->ko);
+		b->ko = NULL;
+		return 0;
+	}
+	for (i = 0; i < b->nr_secs; i++) {
+		struct rs_section *s = &b->secs[i];
+		struct secmap_ko_symbol *syms;
+		struct secmap_ko_section info;
+		size_t nr, n = 0;
+
+		if (secmap_ko_section(b->ko, s->name, &info)) {
+			s->err = -ENOENT;
+			continue;
+		}
+		s->size = info.size;
+		err = secmap_ko_section_symbols(b->ko, s->name, &syms, &nr);
+		if (err == -ENOMEM)
+			return err;
+		if (err || !nr) {
+			s->err = err ? err : -ENODATA;
+			free(syms);
+			continue;
+		}
+		s->syms = calloc(nr, sizeof(*s->syms));
+		if (!s->syms) {
+			free(syms);
+			return -ENOMEM;
+		}
+		for (j = 0; j < nr; j++) {
+			/* Code resolves to functions; data symbols in code are labels. */
+			if (!syms[j].func && (info.flags & SHF_EXECINSTR))
+				continue;
+			s->syms[n].start = syms[j].value;
+			s->syms[n].end = syms[j].size ? syms[j].value + syms[j].size : 0;
+			s->syms[n].name = syms[j].name;
+			n++;
+		}
+		free(syms);
+		qsort(s->syms, n, sizeof(*s->syms), cmp_sym);
+		/* Unsized symbols run to the next one, or the section's end. */
+		for (j = 0; j < n; j++)
+			if (!s->syms[j].end)
+				s->syms[j].end = j + 1 < n ? s->syms[j + 1].start : info.size;
+		s->nr_syms = n;
+	}
+	return 0;
+}
+
+static bool is_text_type(char t)
+{
+	return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+/* kallsyms lines: "ffffffff81000000 T _text"; the recorder keeps the core's. */
+static int parse_kallsyms(struct secmap_resolver *res)
+{
+	char *p = res->kallsyms, *end = p + res->kallsyms_len, *nl, *name;
+	size_t cap = 0;
+	uint64_t addr, etext = 0;
+
+	while (p < end) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		*nl = '\0';
+		addr = strtoull(p, &name, 16);
+		if (name > p && name[0] == ' ' && name[1] && name[2] == ' ' && name[3] &&
+		    !strchr(name + 3, '\t') && addr) {
+			if (!strcmp(name + 3, "_etext"))
+				etext = addr;
+			if (is_text_type(name[1])) {
+				if (res->nr_ksyms == cap) {
+					struct rs_kernel_sym *k;
+
+					cap = cap ? 2 * cap : 4096;
+					k = realloc(res->ksyms, cap * sizeof(*k));
+					if (!k)
+						return -ENOMEM;
+					res->ksyms = k;
+				}
+				res->ksyms[res->nr_ksyms].addr = addr;
+				res->ksyms[res->nr_ksyms].name = name + 3;
+				res->nr_ksyms++;
+			}
+		}
+		p = nl + 1;
+	}
+	qsort(res->ksyms, res->nr_ksyms, sizeof(*res->ksyms), cmp_ksym);
+	/* Core text ends at _etext; without it, a page after the last symbol. */
+	if (res->nr_ksyms)
+		res->kernel_end = etext ? etext : res->ksyms[res->nr_ksyms - 1].addr + 4096;
+	return 0;
+}
+
+/* A module's sections, merged where less than a page apart. */
+static int add_footprints(struct secmap_resolver *res)
+{
+	size_t i, j, nr_real = res->nr_maps;
+	struct rs_map *sorted = NULL;
+	int err = 0;
+
+	for (i = 0; i < res->nr_lives && !err; i++) {
+		struct rs_life *life = &res->lives[i];
+		size_t n = 0;
+
+		free(sorted);
+		sorted = malloc(life->nr_maps * sizeof(*sorted) + 1);
+		if (!sorted)
+			return -ENOMEM;
+		/* Not init sections: once freed, their range is nobody's. */
+		for (j = 0; j < life->nr_maps; j++)
+			if (life->maps[j] < nr_real &&
+			    !(res->maps[life->maps[j]].flags & SECMAP_MAP_F_INIT))
+				sorted[n++] = res->maps[life->maps[j]];
+		qsort(sorted, n, sizeof(*sorted), cmp_u64);	/* start is the first field */
+		for (j = 0; j < n && !err;) {
+			struct rs_map fp = sorted[j];
+			size_t k;
+
+			fp.section = RS_FOOTPRINT;
+			fp.flags = 0;
+			for (k = j + 1; k < n && sorted[k].start <= fp.end + RS_FOOTPRINT_GAP; k++) {
+				if (sorted[k].end > fp.end)
+					fp.end = sorted[k].end;
+				/* Valid while any of its sections is. */
+				if (sorted[k].to[0] > fp.to[0] || sorted[k].to[0] == RS_OPEN) {
+					fp.to[0] = sorted[k].to[0];
+					fp.to[1] = sorted[k].to[1];
+				}
+			}
+			if (res->nr_maps == res->cap_maps) {
+				struct rs_map *m = realloc(res->maps, 2 * res->cap_maps * sizeof(*m));
+
+				if (!m) {
+					err = -ENOMEM;
+					break;
+				}
+				res->maps = m;
+				res->cap_maps *= 2;
+			}
+			res->maps[res->nr_maps++] = fp;
+			j = k;
+		}
+	}
+	free(sorted);
+	return err;
+}
+
+/* A slot and its start of validity, while sorting. */
+struct rs_sort_slot {
+	uint64_t from;
+	struct rs_slot slot;
+};
+
+static int cmp_slot(const void *a, const void *b)
+{
+	const struct rs_sort_slot *x = a, *y = b;
+
+	/* Latest start of validity first; then the later record. */
+	if (x->from != y->from)
+		return x->from > y->from ? -1 : 1;
+	return x->slot.map > y->slot.map ? -1 : x->slot.map < y->slot.map;
+}
+
+static bool in_index(const struct rs_map *m, bool footprint)
+{
+	return (m->section == RS_FOOTPRINT) == footprint && m->end > m->start;
+}
+
+/* Index the footprints, or the sections. */
+static int build_index(struct secmap_resolver *res, struct rs_index *idx, bool footprint)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, b;
+	struct rs_sort_slot *sorted = NULL;
+	size_t i, total = 0;
+	uint32_t *fill;
+	int c = res->opts.clock;
+
+	for (i = 0; i < res->nr_maps; i++) {
+		const struct rs_map *m = &res->maps[i];
+
+		if (!in_index(m, footprint))
+			continue;
+		if (m->start < lo)
+			lo = m->start;
+		if (m->end > hi)
+			hi = m->end;
+	}
+	if (lo >= hi)
+		return 0;	/* nothing to index */
+	idx->shift = 12;
+	while (((hi - lo) >> idx->shift) >= (1u << 20))
+		idx->shift++;
+	idx->base = lo & ~((1ull << idx->shift) - 1);
+	idx->nr_buckets = ((hi - 1 - idx->base) >> idx->shift) + 1;
+	idx->first = calloc(idx->nr_buckets + 1, sizeof(*idx->first));
+	fill = calloc(idx->nr_buckets, sizeof(*fill));
+	if (!idx->first || !fill)
+		goto nomem;
+	for (i = 0; i < res->nr_maps; i++) {
+		const struct rs_map *m = &res->maps[i];
+
+		if (!in_index(m, footprint))
+			continue;
+		for (b = (m->start - idx->base) >> idx->shift;
+		     b <= (m->end - 1 - idx->base) >> idx->shift; b++)
+			idx->first[b + 1]++;
+	}
+	for (i = 0; i < idx->nr_buckets; i++) {
+		total += idx->first[i + 1];
+		if (total > UINT32_MAX) {
+			free(fill);
+			index_free(idx);
+			return -EOVERFLOW;
+		}
+		idx->first[i + 1] = (uint32_t)total;
+	}
+	sorted = malloc((total + 1) * sizeof(*sorted));
+	idx->from = malloc((total + 1) * sizeof(*idx->from));
+	idx->slots = malloc((total + 1) * sizeof(*idx->slots));
+	if (!sorted || !idx->from || !idx->slots)
+		goto nomem;
+	for (i = 0; i < res->nr_maps; i++) {
+		const struct rs_map *m = &res->maps[i];
+		struct rs_sort_slot ss = {
+			.from = m->from[c],
+			.slot = {
+				.start = m->start, .end = m->end, .to = m->to[c],
+				.build = m->build, .section = m->section, .flags = m->flags,
+				.map = (uint32_t)i,
+				.section_name = m->section == RS_FOOTPRINT ? NULL :
+						res->builds[m->build].secs[m->section].name,
+			},
+		};
+
+		if (!in_index(m, footprint))
+			continue;
+		for (b = (m->start - idx->base) >> idx->shift;
+		     b <= (m->end - 1 - idx->base) >> idx->shift; b++)
+			sorted[idx->first[b] + fill[b]++] = ss;
+	}
+	for (i = 0; i < idx->nr_buckets; i++)
+		if (idx->first[i + 1] - idx->first[i] > 1)
+			qsort(sorted + idx->first[i], idx->first[i + 1] - idx->first[i],
+			      sizeof(*sorted), cmp_slot);
+	for (i = 0; i < total; i++) {
+		idx->from[i] = sorted[i].from;
+		idx->slots[i] = sorted[i].slot;
+	}
+	free(sorted);
+	free(fill);
+	return 0;
+nomem:
+	free(sorted);
+	free(fill);
+	index_free(idx);
+	return -ENOMEM;
+}
+
+/*
+ * The mapping holding @addr at @time in @idx: of those valid then, the last
+ * to start. NULL if none.
+ */
+static const struct rs_slot *index_find(const struct rs_index *idx, uint64_t addr, uint64_t time)
+{
+	const struct rs_slot *slot;
+	uint64_t b;
+	size_t j, end;
+
+	if (addr < idx->base || !idx->nr_buckets)
+		return NULL;
+	b = (addr - idx->base) >> idx->shift;
+	if (b >= idx->nr_buckets)
+		return NULL;
+	end = idx->first[b + 1];
+	for (j = idx->first[b]; j < end; j++) {
+		/* Started after @time: a later life, or a later module here. */
+		if (time != SECMAP_TIME_ANY && idx->from[j] > time)
+			continue;
+		slot = &idx->slots[j];
+		if (slot->start <= addr && addr < slot->end &&
+		    (time == SECMAP_TIME_ANY || time <= slot->to))
+			return slot;
+	}
+	return NULL;
+}
+
+SECMAP_EXPORT int secmap_resolver_finish(struct secmap_resolver *res)
+{
+	struct secmap_ko_index *idx = NULL;
+	size_t i;
+	int err;
+
+	if (!res || res->finished)
+		return libsecmap_err(-EINVAL);
+	if (res->err)
+		return libsecmap_err(res->err);
+	if (res->snap_left)
+		return libsecmap_err(-EBADMSG);	/* a resync's snapshot cut short */
+	res->finished = true;
+	err = parse_kallsyms(res);
+	if (!err && !res->search.release)
+		res->search.release = res->release;
+	if (!err && !res->opts.no_ko)
+		err = secmap_ko_index_new(&res->search, &idx);
+	for (i = 0; !err && i < res->nr_builds; i++)
+		err = load_build(res, idx, &res->builds[i]);
+	secmap_ko_index_free(idx);
+	/* Maps recorded without a length (no .ko at record time) take the .ko's. */
+	for (i = 0; !err && i < res->nr_maps; i++) {
+		struct rs_map *m = &res->maps[i];
+		uint64_t size = res->builds[m->build].secs[m->section].size;
+
+		if (m->end == m->start && size && m->start + size > m->start)
+			m->end = m->start + size;
+	}
+	if (!err)
+		err = add_footprints(res);
+	if (!err)
+		err = build_index(res, &res->sections, false);
+	if (!err)
+		err = build_index(res, &res->footprints, true);
+	if (err)
+		res->err = err;
+	return err ? libsecmap_err(err) : 0;
+}
+
+SECMAP_EXPORT int secmap_resolver_load(struct secmap_resolver *res, const char *path)
+{
+	struct secmap_reader *reader;
+	struct secmap_record rec;
+	int err;
+
+	if (!res || !path)
+		return libsecmap_err(-EINVAL);
+	err = secmap_reader_open(path, &reader);
+	if (err)
+		return err;
+	while ((err = secmap_reader_next(reader, &rec)) == 1) {
+		err = secmap_resolver_add(res, &rec);
+		if (err)
+			break;
+	}
+	secmap_reader_free(reader);
+	if (!err)
+		err = secmap_resolver_finish(res);
+	return err ? libsecmap_err(err) : 0;
+}
+
+static void resolve_symbol(const struct rs_section *s, uint64_t off, struct secmap_resolution *out)
+{
+	size_t lo = 0, hi = s->nr_syms;
+
+	/* The last symbol starting at or before @off. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->syms[mid].start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Nested symbols (aliases): walk back to one that covers @off. */
+	while (lo-- > 0) {
+		if (off < s->syms[lo].end) {
+			out->symbol = s->syms[lo].name;
+			out->symbol_offset = off - s->syms[lo].start;
+			return;
+		}
+		if (lo && s->syms[lo - 1].start != s->syms[lo].start)
+			break;
+	}
+	out->reason = "in no symbol of the section";
+}
+
+static const char *build_reason(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return "no .ko found";
+	case -ESTALE:
+		return ".ko has another build-id";
+	default:
+		return ".ko unreadable";
+	}
+}
+
+static void resolve_kernel(const struct secmap_resolver *res, uint64_t addr,
+			   struct secmap_resolution *out)
+{
+	size_t lo = 0, hi = res->nr_ksyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (res->ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	out->kind = SECMAP_RESOLVED_KERNEL;
+	out->module = "[kernel]";
+	out->symbol = res->ksyms[lo - 1].name;
+	out->symbol_offset = addr - res->ksyms[lo - 1].addr;
+}
+
+SECMAP_EXPORT int secmap_resolve(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
+				 struct secmap_resolution *out)
+{
+	const struct rs_slot *best, *fp = NULL;
+	const struct rs_build *b;
+
+	if (!res || !out || !res->finished || res->err)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	best = index_find(&res->sections, addr, time);
+	if (!best)
+		fp = index_find(&res->footprints, addr, time);
+	if (best) {
+		b = &res->builds[best->build];
+		out->kind = SECMAP_RESOLVED_MODULE;
+		out->module = b->name;
+		out->build_id = b->id;
+		out->build_id_len = b->id_len;
+		out->section = best->section_name;
+		out->section_offset = addr - best->start;
+		out->map_start = best->start;
+		out->map_flags = best->flags;
+		if (b->err)
+			out->reason = build_reason(b->err);
+		else if (b->secs[best->section].err)
+			out->reason = b->secs[best->section].err == -ENOENT ?
+				      "section not in the .ko" : "no symbols in the section";
+		else
+			resolve_symbol(&b->secs[best->section], out->section_offset, out);
+		return 0;
+	}
+	if (fp) {
+		b = &res->builds[fp->build];
+		out->kind = SECMAP_RESOLVED_MODULE;
+		out->module = b->name;
+		out->build_id = b->id;
+		out->build_id_len = b->id_len;
+		out->map_start = fp->start;
+		out->section_offset = addr - fp->start;
+		out->reason = "in the module, in no recorded section";
+		return 0;
+	}
+	if (res->nr_ksyms && addr >= res->ksyms[0].addr && addr < res->kernel_end) {
+		resolve_kernel(res, addr, out);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+SECMAP_EXPORT size_t secmap_resolver_nr_modules(const struct secmap_resolver *res)
+{
+	return res ? res->nr_builds : 0;
+}
+
+SECMAP_EXPORT int secmap_resolver_module(const struct secmap_resolver *res, size_t idx,
+					 struct secmap_resolver_module *mod)
+{
+	const struct rs_build *b;
+
+	if (!res || !mod || idx >= res->nr_builds)
+		return libsecmap_err(-EINVAL);
+	b = &res->builds[idx];
+	mod->name = b->name;
+	mod->build_id = b->id;
+	mod->build_id_len = b->id_len;
+	mod->path = b->path;
+	mod->err = b->err;
+	return 0;
+}
+
+SECMAP_EXPORT size_t secmap_resolver_nr_maps(const struct secmap_resolver *res)
+{
+	return res ? res->nr_maps : 0;
+}
+
+SECMAP_EXPORT size_t secmap_resolver_nr_kernel_symbols(const struct secmap_resolver *res)
+{
+	return res ? res->nr_ksyms : 0;
+}

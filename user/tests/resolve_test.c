@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for the resolver: records given by hand (a module loaded,
+ * init freed, unloaded, reloaded elsewhere while another takes its old
+ * range; resyncs; kallsyms) over a real relocatable built here with cc and
+ * ld -r, as kbuild links a .ko. Expected symbols and offsets come from nm,
+ * not from libsecmap's ELF reader.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "secmap.h"
+
+static const char fixture_src[] =
+	"int counter = 3;\n"
+	"__attribute__((noinline, used)) int hot_fn(int x) { return x + counter; }\n"
+	"__attribute__((noinline, used)) int hot_fn2(int x) { return x * counter + 1; }\n"
+	"__attribute__((section(\".text.unlikely\"), noinline, used)) int cold_fn(int x)"
+	" { return x * 7 + counter; }\n"
+	"__attribute__((section(\".init.text\"), used)) int init_fn(void)"
+	" { return hot_fn(1) + cold_fn(2); }\n";
+
+struct nm_sym {
+	char name[64];
+	char section[32];
+	uint64_t value, size;
+};
+
+/* Function symbols of @ko by section, as nm and objdump see them. */
+static int nm_symbols(const char *dir, struct nm_sym *out, size_t max, size_t *nr)
+{
+	char cmd[512], line[256];
+	FILE *p;
+	size_t n = 0;
+
+	/* objdump -t: "0000000000000000 g     F .text	0000000000000011 hot_fn" */
+	snprintf(cmd, sizeof(cmd), "objdump -t '%s/fix.ko'", dir);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p) && n < max) {
+		char flags[16], sec[32], name[64];
+		uint64_t value, size;
+
+		if (sscanf(line, "%" SCNx64 " %15[lgw!u ] F %31s %" SCNx64 " %63s", &value, flags,
+			   sec, &size, name) == 5) {
+			snprintf(out[n].name, sizeof(out[n].name), "%s", name);
+			snprintf(out[n].section, sizeof(out[n].section), "%s", sec);
+			out[n].value = value;
+			out[n].size = size;
+			n++;
+		}
+	}
+	pclose(p);
+	*nr = n;
+	return n ? 0 : -1;
+}
+
+static int build_fixture(const char *dir, const char *name, int variant)
+{
+	char cmd[2048];
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && printf '%%s' '%s' > %s.c && "
+		 "cc -c -O2 -fno-asynchronous-unwind-tables -DVARIANT=%d -o %s.o %s.c && "
+		 "ld -r --build-id=sha1 -o %s.ko %s.o && readelf -n %s.ko | grep -q 'Build ID'",
+		 dir, fixture_src, name, variant, name, name, name, name, name);
+	st = system(cmd);
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+}
+
+/* The build-id of @dir/@name.ko as readelf prints it, into @id. */
+static size_t readelf_id(const char *dir, const char *name, uint8_t *id)
+{
+	char cmd[512], line[256], *s;
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s/%s.ko'", dir, name);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p)) {
+		s = strstr(line, "Build ID: ");
+		if (!s)
+			continue;
+		for (s += strlen("Build ID: "); n < 64 && sscanf(s, "%2hhx", &id[n]) == 1; s += 2)
+			n++;
+	}
+	if (p)
+		pclose(p);
+	return n;
+}
+
+FIXTURE(res) {
+	char dir[64];
+	char cache[80];
+	const char *paths[2];
+	struct secmap_ko_search search;
+	uint8_t id[64];
+	size_t id_len;
+	struct nm_sym syms[16];
+	size_t nr_syms;
+	struct secmap_resolver *res;
+};
+
+FIXTURE_SETUP(res)
+{
+	strcpy(self->dir, "/tmp/secmap-resolve-test.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, build_fixture(self->dir, "fix", 0));
+	self->id_len = readelf_id(self->dir, "fix", self->id);
+	ASSERT_EQ(20, self->id_len);
+	ASSERT_EQ(0, nm_symbols(self->dir, self->syms, 16, &self->nr_syms));
+	snprintf(self->cache, sizeof(self->cache), "%s/cache", self->dir);
+	self->paths[0] = self->dir;
+	self->paths[1] = NULL;
+	/* Nothing of the host's: only the fixture directory. */
+	self->search.paths = self->paths;
+	self->search.modules_root = self->cache;
+	self->search.debug_root = self->cache;
+	self->search.buildid_cache = self->cache;
+	self->search.release = "test";
+	self->res = NULL;
+}
+
+FIXTURE_TEARDOWN(res)
+{
+	char cmd[128];
+
+	secmap_resolver_free(self->res);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->dir);
+}
+
+static struct secmap_record map_rec(const char *mod, const char *sec, uint64_t start, uint64_t len,
+				    uint64_t t, uint32_t flags, uint64_t seq, const uint8_t *id,
+				    size_t id_len)
+{
+	struct secmap_record r = {
+		.type = SECMAP_REC_SEC_MAP, .pid = SECMAP_PID_HOST_KERNEL, .module = mod,
+		.section = sec, .start = start, .len = len, .time_local_ns = t,
+		.time_mono_ns = t + 1000000, .flags = flags, .seq = seq, .build_id = id,
+		.build_id_len = id_len,
+	};
+	return r;
+}
+
+static struct secmap_record unmap_rec(const char *mod, uint64_t t, bool init, uint64_t seq)
+{
+	struct secmap_record r = {
+		.type = SECMAP_REC_UNMAP, .pid = SECMAP_PID_HOST_KERNEL, .module = mod,
+		.time_local_ns = t, .time_mono_ns = t + 1000000,
+		.flags = init ? SECMAP_UNMAP_F_INIT : 0, .seq = seq,
+	};
+	return r;
+}
+
+static struct secmap_record resync_rec(uint32_t reason, uint32_t nr_maps, uint64_t t, uint64_t gap)
+{
+	struct secmap_record r = {
+		.type = SECMAP_REC_RESYNC, .reason = reason, .source = SECMAP_SOURCE_NETLINK,
+		.nr_maps = nr_maps, .time_local_ns = t, .time_mono_ns = t + 1000000,
+		.gap_local_ns = gap, .gap_mono_ns = gap ? gap + 1000000 : 0,
+	};
+	return r;
+}
+
+#define TEXT	0xffffffffc0010000ull
+#define COLD	0xffffffffc0012000ull
+#define INIT	0xffffffffc0020000ull
+#define TEXT2	0xffffffffc0030000ull
+#define COLD2	0xffffffffc0032000ull
+#define INIT2	0xffffffffc0040000ull
+#define SIZE	0x1000
+
+/* fix loaded at 100 (TEXT, COLD, INIT), init freed at 200, unloaded at 300. */
+static void add_first_life(struct __test_metadata *_metadata, FIXTURE_DATA(res) *self,
+			   uint64_t len)
+{
+	struct secmap_record r;
+
+	r = resync_rec(SECMAP_RESYNC_START, 0, 50, 0);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &r));
+	r = map_rec("fix", ".text", TEXT, len, 100, SECMAP_MAP_F_EXEC, 7, self->id, self->id_len);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &r));
+	r = map_rec("fix", ".text.unlikely", COLD, len, 100, SECMAP_MAP_F_EXEC, 7, self->id,
+		    self->id_len);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &r));
+	r = map_rec("fix", ".init.text", INIT, len, 100, SECMAP_MAP_F_EXEC | SECMAP_MAP_F_INIT, 7,
+		    self->id, self->id_len);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &r));
+	r = unmap_rec("fix", 200, true, 8);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &r));
+	r = unmap_rec("fix", 300, false, 9);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &r));
+}
+
+static uint64_t base_of(const char *section, bool second)
+{
+	if (!strcmp(section, ".text"))
+		return second ? TEXT2 : TEXT;
+	if (!strcmp(section, ".text.unlikely"))
+		return second ? COLD2 : COLD;
+	return second ? INIT2 : INIT;
+}
+
+/* Every byte of every function nm lists resolves to it, at @t. */
+static void check_all_symbols(struct __test_metadata *_metadata, FIXTURE_DATA(res) *self,
+			      uint64_t t, bool second, bool init_valid)
+{
+	struct secmap_resolution r;
+	size_t i;
+	uint64_t off;
+
+	for (i = 0; i < self->nr_syms; i++) {
+		const struct nm_sym *s = &self->syms[i];
+		bool init = !strcmp(s->section, ".init.text");
+
+		for (off = 0; off < s->size; off++) {
+			int err = secmap_resolve(self->res, base_of(s->section, second) + s->value +
+						 off, t, &r);
+
+			if (init && !init_valid) {
+				ASSERT_EQ(-ENOENT, err);
+				continue;
+			}
+			ASSERT_EQ(0, err);
+			ASSERT_EQ(SECMAP_RESOLVED_MODULE, r.kind);
+			ASSERT_STREQ("fix", r.module);
+			ASSERT_STREQ(s->section, r.section);
+			ASSERT_EQ(s->value + off, r.section_offset);
+			ASSERT_NE(NULL, r.symbol) TH_LOG("%s+%" PRIu64 ": %s", s->name, off, r.reason);
+			ASSERT_STREQ(s->name, r.symbol);
+			ASSERT_EQ(off, r.symbol_offset);
+		}
+	}
+}
+
+TEST_F(res, every_function_byte_in_every_section)
+{
+	struct secmap_resolver_opts opts = { .search = &self->search };
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	add_first_life(_metadata, self, SIZE);
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+	ASSERT_GE(self->nr_syms, 4);
+	check_all_symbols(_metadata, self, 150, false, true);
+	/* After init is freed: the rest still, init no more. */
+	check_all_symbols(_metadata, self, 250, false, false);
+}
+
+TEST_F(res, lifetimes_reload_and_reuse)
+{
+	struct secmap_resolver_opts opts = { .search = &self->search };
+	struct secmap_resolution r;
+	struct secmap_record rec;
+	uint8_t other_id[20] = { 1, 2, 3 };
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	add_first_life(_metadata, self, SIZE);
+	/* "other" takes fix's old .text range at 400; fix comes back elsewhere at 500. */
+	rec = map_rec("other", ".text", TEXT, 3 * SIZE, 400, SECMAP_MAP_F_EXEC, 10, other_id, 20);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("fix", ".text", TEXT2, SIZE, 500, SECMAP_MAP_F_EXEC, 11, self->id,
+		      self->id_len);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("fix", ".text.unlikely", COLD2, SIZE, 500, SECMAP_MAP_F_EXEC, 11, self->id,
+		      self->id_len);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("fix", ".init.text", INIT2, SIZE, 500, SECMAP_MAP_F_EXEC | SECMAP_MAP_F_INIT,
+		      11, self->id, self->id_len);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+
+	check_all_symbols(_metadata, self, 150, false, true);
+	check_all_symbols(_metadata, self, 600, true, true);	/* init never freed */
+	/* Between the lives: nothing there. */
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, TEXT + 1, 350, &r));
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, TEXT2 + 1, 350, &r));
+	/* The old range, now other's: no .ko for it, section and offset only. */
+	ASSERT_EQ(0, secmap_resolve(self->res, TEXT + 0x10, 450, &r));
+	ASSERT_STREQ("other", r.module);
+	ASSERT_STREQ(".text", r.section);
+	ASSERT_EQ(0x10, r.section_offset);
+	ASSERT_EQ(NULL, r.symbol);
+	ASSERT_STREQ("no .ko found", r.reason);
+	/* Its range reaches over what was fix's .text.unlikely: other's, later. */
+	ASSERT_EQ(0, secmap_resolve(self->res, COLD + 4, 450, &r));
+	ASSERT_STREQ("other", r.module);
+	ASSERT_EQ(0, secmap_resolve(self->res, COLD + 4, 150, &r));
+	ASSERT_STREQ("fix", r.module);
+	/* Time at the exact edges is inclusive. */
+	ASSERT_EQ(0, secmap_resolve(self->res, TEXT + 1, 100, &r));
+	ASSERT_STREQ("fix", r.module);
+	ASSERT_EQ(0, secmap_resolve(self->res, TEXT + 1, 300, &r));
+	ASSERT_STREQ("fix", r.module);
+	/* Any time: the latest mapping there. */
+	ASSERT_EQ(0, secmap_resolve(self->res, TEXT + 1, SECMAP_TIME_ANY, &r));
+	ASSERT_STREQ("other", r.module);
+	ASSERT_EQ(2, secmap_resolver_nr_modules(self->res));
+}
+
+TEST_F(res, monotonic_clock)
+{
+	struct secmap_resolver_opts opts = { .search = &self->search, .clock = SECMAP_CLOCK_MONO };
+	struct secmap_resolution r;
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	add_first_life(_metadata, self, SIZE);
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+	/* The records' monotonic times are 1 ms later than local_clock's. */
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, TEXT + 1, 150, &r));
+	ASSERT_EQ(0, secmap_resolve(self->res, TEXT + 1, 150 + 1000000, &r));
+	ASSERT_STREQ("fix", r.module);
+}
+
+TEST_F(res, length_from_ko_when_recorded_without)
+{
+	struct secmap_resolver_opts opts = { .search = &self->search };
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	add_first_life(_metadata, self, 0);
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+	check_all_symbols(_metadata, self, 150, false, true);
+}
+
+TEST_F(res, build_id_mismatch_refused_unless_forced)
+{
+	struct secmap_resolver_opts opts = { .search = &self->search };
+	struct secmap_resolver_module mod;
+	struct secmap_resolution r;
+	const struct nm_sym *s = &self->syms[0];
+
+	self->id[0] ^= 0xff;	/* the recording says another build */
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	add_first_life(_metadata, self, SIZE);
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+	ASSERT_EQ(0, secmap_resolver_module(self->res, 0, &mod));
+	ASSERT_EQ(-ESTALE, mod.err);
+	ASSERT_EQ(0, secmap_resolve(self->res, base_of(s->section, false) + s->value, 150, &r));
+	ASSERT_EQ(NULL, r.symbol);
+	ASSERT_STREQ(".ko has another build-id", r.reason);
+	ASSERT_EQ(s->value, r.section_offset);
+	secmap_resolver_free(self->res);
+
+	opts.force = true;
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	add_first_life(_metadata, self, SIZE);
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+	check_all_symbols(_metadata, self, 150, false, true);
+}
+
+TEST_F(res, resync_closes_what_is_gone_and_opens_what_is_new)
+{
+	struct secmap_resolver_opts opts = { .search = &self->search, .no_ko = true };
+	struct secmap_resolution r;
+	struct secmap_record rec;
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	rec = resync_rec(SECMAP_RESYNC_START, 2, 50, 0);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("a", ".text", TEXT, SIZE, 50, SECMAP_MAP_F_SNAPSHOT, 1, NULL, 0);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("b", ".text", TEXT2, SIZE, 50, SECMAP_MAP_F_SNAPSHOT, 2, NULL, 0);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	/* Events lost from 1000; at 2000 a snapshot: b as it was, a gone, c new. */
+	rec = resync_rec(SECMAP_RESYNC_LOST, 2, 2000, 1000);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("b", ".text", TEXT2, SIZE, 2000, SECMAP_MAP_F_SNAPSHOT, 2, NULL, 0);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("c", ".text", INIT2, SIZE, 2000, SECMAP_MAP_F_SNAPSHOT, 5, NULL, 0);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+
+	ASSERT_EQ(0, secmap_resolve(self->res, TEXT + 1, 10, &r));	/* START: from the first */
+	ASSERT_STREQ("a", r.module);
+	ASSERT_EQ(0, secmap_resolve(self->res, TEXT + 1, 999, &r));
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, TEXT + 1, 1500, &r));
+	ASSERT_EQ(0, secmap_resolve(self->res, TEXT2 + 1, 5000, &r));
+	ASSERT_STREQ("b", r.module);
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, INIT2 + 1, 999, &r));
+	ASSERT_EQ(0, secmap_resolve(self->res, INIT2 + 1, 1500, &r));
+	ASSERT_STREQ("c", r.module);
+	ASSERT_STREQ("no .ko found", r.reason);
+}
+
+TEST_F(res, inside_module_outside_sections)
+{
+	struct secmap_resolver_opts opts = { .search = &self->search };
+	struct secmap_resolution r;
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	add_first_life(_metadata, self, 0x1800);
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+	/* Between .text (0x1800 long) and .text.unlikely, 0x2000 from it: padding. */
+	ASSERT_EQ(0, secmap_resolve(self->res, TEXT + 0x1900, 150, &r));
+	ASSERT_STREQ("fix", r.module);
+	ASSERT_EQ(NULL, r.section);
+	ASSERT_EQ(0x1900, r.section_offset);
+	ASSERT_STREQ("in the module, in no recorded section", r.reason);
+	/* Far from any of its sections: nobody's. */
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, TEXT + 0x100000, 150, &r));
+}
+
+TEST_F(res, kernel_symbols_from_kallsyms)
+{
+	static const char ks[] =
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000000 T startup_64\n"
+		"ffffffff81001000 t some_local\n"
+		"ffffffff81002000 D some_data\n"
+		"ffffffff81003000 T do_work\n"
+		"ffffffff81200000 T _etext\n";
+	struct secmap_resolver_opts opts = { .search = &self->search, .no_ko = true };
+	struct secmap_record rec = {
+		.type = SECMAP_REC_KALLSYMS, .text = ks, .text_len = 60,
+	};
+	struct secmap_resolution r;
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	/* In two pieces, as the writer splits it. */
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec.text = ks + 60;
+	rec.text_len = sizeof(ks) - 1 - 60;
+	rec.text_offset = 60;
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+	ASSERT_EQ(5, secmap_resolver_nr_kernel_symbols(self->res));
+	ASSERT_EQ(0, secmap_resolve(self->res, 0xffffffff81001010ull, 1, &r));
+	ASSERT_EQ(SECMAP_RESOLVED_KERNEL, r.kind);
+	ASSERT_STREQ("[kernel]", r.module);
+	ASSERT_STREQ("some_local", r.symbol);
+	ASSERT_EQ(0x10, r.symbol_offset);
+	/* Data symbols are not text: some_local runs on to do_work. */
+	ASSERT_EQ(0, secmap_resolve(self->res, 0xffffffff81002010ull, 1, &r));
+	ASSERT_STREQ("some_local", r.symbol);
+	ASSERT_EQ(0, secmap_resolve(self->res, 0xffffffff81003004ull, 1, &r));
+	ASSERT_STREQ("do_work", r.symbol);
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, 0xffffffff81200000ull, 1, &r));
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, 0xffffffff80000000ull, 1, &r));
+}
+
+TEST_F(res, records_that_do_not_fit_together)
+{
+	struct secmap_resolver_opts opts = { .no_ko = true };
+	struct secmap_record rec;
+
+	/* A snapshot cut short by something else. */
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	rec = resync_rec(SECMAP_RESYNC_START, 2, 50, 0);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = unmap_rec("a", 60, false, 1);
+	ASSERT_EQ(-EBADMSG, secmap_resolver_add(self->res, &rec));
+	ASSERT_EQ(-EBADMSG, secmap_resolver_finish(self->res));
+	secmap_resolver_free(self->res);
+	/* Or ending the recording. */
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	rec = resync_rec(SECMAP_RESYNC_START, 2, 50, 0);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	ASSERT_EQ(-EBADMSG, secmap_resolver_finish(self->res));
+	/* Nothing resolves from a resolver that failed. */
+	struct secmap_resolution r;
+
+	ASSERT_EQ(-EINVAL, secmap_resolve(self->res, TEXT, 1, &r));
+}
+
+TEST_HARNESS_MAIN
