@@ -459,7 +459,7 @@ struct secmap_perf_record {
 	/* Index of the event (samples; other records with a trailer); else SECMAP_PERF_EVENT_NONE. */
 	size_t event;
 	uint64_t fields;
-	uint32_t pid, tid;
+	int32_t pid, tid;		/* -1: none (perf's kernel maps, some samples) */
 	uint32_t cpu;
 	uint64_t time;			/* ns, of the event's clock */
 	uint64_t id, stream_id;

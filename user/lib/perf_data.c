@@ -516,6 +516,18 @@ static bool take32x2(struct cur *c, uint32_t *a, uint32_t *b)
 	return true;
 }
 
+/* pid and tid: s32 in perf's eyes, -1 for none. */
+static bool take_pid_tid(struct cur *c, int32_t *pid, int32_t *tid)
+{
+	uint32_t a, b;
+
+	if (!take32x2(c, &a, &b))
+		return false;
+	*pid = (int32_t)a;
+	*tid = (int32_t)b;
+	return true;
+}
+
 /* Skip @n items of @size bytes. */
 static bool skip(struct cur *c, uint64_t n, uint64_t size)
 {
@@ -563,7 +575,7 @@ static int decode_sample(struct secmap_perf_data *pd, uint64_t size,
 		return -EBADMSG;
 	if ((st & S_IP) && !take64(&c, &rec->ip))
 		return -EBADMSG;
-	if ((st & S_TID) && !take32x2(&c, &rec->pid, &rec->tid))
+	if ((st & S_TID) && !take_pid_tid(&c, &rec->pid, &rec->tid))
 		return -EBADMSG;
 	if ((st & S_TIME) && !take64(&c, &rec->time))
 		return -EBADMSG;
@@ -682,7 +694,7 @@ static int decode_trailer(struct secmap_perf_data *pd, uint64_t size,
 	rec->fields = st & (S_TID | S_TIME | S_ID | S_STREAM_ID | S_CPU | S_IDENTIFIER);
 	/* Trailer sizes were counted from these bits: the reads cannot fail. */
 	if (st & S_TID)
-		take32x2(&c, &rec->pid, &rec->tid);
+		take_pid_tid(&c, &rec->pid, &rec->tid);
 	if (st & S_TIME)
 		take64(&c, &rec->time);
 	if (st & S_ID)
@@ -779,8 +791,8 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 		return 0;
 	}
 	/* The record's own pid and tid, not the trailer's (the same, or -1 for perf's own). */
-	rec->pid = pid;
-	rec->tid = tid;
+	rec->pid = (int32_t)pid;
+	rec->tid = (int32_t)tid;
 	rec->fields |= S_TID;
 	return 0;
 }

@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 					n++;
 				}
 			}
-			printf(" %u %llu %u %llu\n", rec.tid, (unsigned long long)rec.time, rec.cpu,
+			printf(" %d %llu %u %llu\n", (int)rec.tid, (unsigned long long)rec.time, rec.cpu,
 			       (unsigned long long)rec.period);
 			break;
 		case SECMAP_PERF_REC_MMAP:

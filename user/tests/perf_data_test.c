@@ -352,7 +352,7 @@ TEST(each_kind)
 	ASSERT_EQ(1, secmap_perf_data_next(pd, &rec));
 	EXPECT_EQ(SECMAP_PERF_REC_MMAP, rec.kind);
 	EXPECT_EQ(1, rec.cpumode);
-	EXPECT_EQ((uint32_t)-1, rec.pid);
+	EXPECT_EQ(-1, rec.pid);
 	EXPECT_EQ(0xffffffff81000000ull, rec.start);
 	EXPECT_EQ(0x1000000, rec.len);
 	EXPECT_EQ(0xffffffff81000000ull, rec.pgoff);
