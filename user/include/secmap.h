@@ -386,7 +386,8 @@ int secmap_perf_read_feature(const char *path, unsigned int bit, void **data, si
  *
  * Checked against files of perf 6.1 (Debian bookworm) and perf 7.2 (sid):
  * perf record -a, -g, -z (PERF_RECORD_COMPRESSED), several events, -k
- * (use_clockid). COMPRESSED2 (type 83, perf 6.15 on) is read too.
+ * (use_clockid). perf 7.2 writes -z batches as COMPRESSED2 (type 83);
+ * perf 6.1 as COMPRESSED (81): both are read.
  *
  * secmap_perf_data_open(): errors as secmap_perf_inject() (-EINVAL: not a
  * perf.data; -ENOTSUP: pipe mode, the other byte order or perf's first

@@ -40,7 +40,7 @@
 #define REC_FINISHED_ROUND	68
 #define REC_AUXTRACE		71	/* followed by payload bytes header.size leaves out */
 #define REC_COMPRESSED		81
-#define REC_COMPRESSED2		83	/* perf 6.15 on: a u64 payload size, then padding */
+#define REC_COMPRESSED2		83	/* newer perf (7.2 writes it): a u64 payload size, then padding */
 
 /* perf_event_attr.sample_type bits, in the order their fields come. */
 #define S_IP			(1ULL << 0)
