@@ -482,6 +482,132 @@ int secmap_perf_inject(const char *in_path, const char *out_path, const void *da
  */
 int secmap_perf_read_feature(const char *path, unsigned int bit, void **data, size_t *len);
 
+/*
+ * A validating reader of a perf.data file's data section: the records perf
+ * record wrote, with samples decoded against their event's attr. It is the
+ * input side of the resolver that maps kernel-module samples to functions.
+ *
+ * Checked against files of perf 6.1 (Debian bookworm) and perf 7.2 (sid):
+ * perf record -a, -g, -z (PERF_RECORD_COMPRESSED), several events, -k
+ * (use_clockid). perf 7.2 writes -z batches as COMPRESSED2 (type 83);
+ * perf 6.1 as COMPRESSED (81): both are read.
+ *
+ * secmap_perf_data_open(): errors as secmap_perf_inject() (-EINVAL: not a
+ * perf.data; -ENOTSUP: pipe mode, the other byte order or perf's first
+ * format; -EBADMSG: header, attrs, ids, feature table or HEADER_EVENT_DESC
+ * out of bounds or malformed, or a file without events), and -ENOTSUP for
+ * what this reader cannot decode safely: a sample_type, read_format or
+ * branch_sample_type bit newer than it knows; events that disagree on
+ * sample_id_all; several events whose samples carry no id
+ * (PERF_SAMPLE_IDENTIFIER or PERF_SAMPLE_ID), or carry it at different
+ * places. -EFBIG: more than 2^24 sample ids, or a file larger than the
+ * address space. The file is mapped read-only: it must not be truncated
+ * while it is open.
+ *
+ * secmap_perf_data_next(): 1 and *@rec, 0 at the end of the data section,
+ * or -EBADMSG at the first record that is truncated, runs past the data
+ * section or past itself (an array, a string without its NUL), and
+ * -EFBIG where a compressed batch decompresses to more than 64 MiB;
+ * secmap_perf_data_offset() then tells where (for a record from a
+ * compressed batch: the offset of the compressed record it came from, or
+ * ended in). Errors stick. Records before the bad one stay valid.
+ *
+ * *@rec and what it points to stay valid until the next call: pointers
+ * point into a copy of the record held by the reader.
+ */
+struct secmap_perf_data;
+
+/* One event (perf_event_attr), as the file describes it. */
+struct secmap_perf_event {
+	/* HEADER_EVENT_DESC's name ("cpu-clock"); "event0", "event1"... without it. */
+	const char *name;
+	uint32_t type;			/* PERF_TYPE_* */
+	uint64_t config;
+	uint64_t sample_type;		/* PERF_SAMPLE_* */
+	uint64_t read_format;		/* PERF_FORMAT_* */
+	uint64_t branch_sample_type;
+	uint64_t sample_period;		/* or frequency in Hz when @freq */
+	int freq;
+	int sample_id_all;		/* other records end with sample id fields */
+	/* Sample times are of clock @clockid (perf record -k), else of perf's local_clock(). */
+	int use_clockid;
+	int32_t clockid;
+	size_t nr_ids;			/* sample ids the file gives this event */
+};
+
+enum secmap_perf_rec_kind {
+	SECMAP_PERF_REC_OTHER,		/* anything else: only @type, @misc, @size are set */
+	SECMAP_PERF_REC_SAMPLE,
+	SECMAP_PERF_REC_MMAP,
+	SECMAP_PERF_REC_MMAP2,
+	SECMAP_PERF_REC_COMM,
+	SECMAP_PERF_REC_FINISHED_ROUND,
+};
+
+#define SECMAP_PERF_EVENT_NONE ((size_t)-1)
+
+/*
+ * One record. @fields says which of pid/tid, time, id, stream_id, cpu, ip,
+ * addr, period and callchain were present, as PERF_SAMPLE_* bits of
+ * <linux/perf_event.h>: for a sample, its event's sample_type; for other
+ * records, the sample_id_all trailer's fields (pid and tid always for MMAP,
+ * MMAP2, COMM: the record's own). The others are 0.
+ */
+struct secmap_perf_record {
+	uint32_t kind;			/* enum secmap_perf_rec_kind */
+	uint32_t type;			/* PERF_RECORD_* as in the file */
+	uint16_t misc;
+	uint16_t size;
+	/* misc & PERF_RECORD_MISC_CPUMODE_MASK: 1 kernel, 2 user, 3 hypervisor, 4/5 guest kernel/user */
+	uint8_t cpumode;
+	/* Index of the event (samples; other records with a trailer); else SECMAP_PERF_EVENT_NONE. */
+	size_t event;
+	uint64_t fields;
+	int32_t pid, tid;		/* -1: none (perf's kernel maps, some samples) */
+	uint32_t cpu;
+	uint64_t time;			/* ns, of the event's clock */
+	uint64_t id, stream_id;
+	/* SAMPLE */
+	uint64_t ip, addr, period;
+	/*
+	 * Callchain as the kernel wrote it, in host byte order: the
+	 * PERF_CONTEXT_KERNEL/USER/GUEST... markers (values from
+	 * (uint64_t)-4095 up) are kept, in place, to say whose addresses
+	 * follow. @callchain[0] is usually a marker, then the sample's ip.
+	 */
+	const uint64_t *callchain;
+	size_t nr_callchain;
+	/* MMAP, MMAP2 */
+	uint64_t start, len, pgoff;
+	const char *filename;
+	/* MMAP2: the file's identity, or its build-id (misc PERF_RECORD_MISC_MMAP_BUILD_ID) */
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	const uint8_t *build_id;	/* NULL when none */
+	size_t build_id_len;
+	uint32_t prot, flags;
+	/* COMM (misc PERF_RECORD_MISC_COMM_EXEC: after an exec) */
+	const char *comm;
+};
+
+int secmap_perf_data_open(const char *path, struct secmap_perf_data **pd);
+void secmap_perf_data_close(struct secmap_perf_data *pd);
+size_t secmap_perf_data_nr_events(const struct secmap_perf_data *pd);
+/* NULL when @idx >= secmap_perf_data_nr_events(); owned by @pd. */
+const struct secmap_perf_event *secmap_perf_data_event(const struct secmap_perf_data *pd,
+						       size_t idx);
+const char *secmap_perf_data_event_name(const struct secmap_perf_data *pd, size_t idx);
+/*
+ * Samples are told apart by their id when there are several events. A
+ * sample whose id belongs to no event is skipped, as perf skips it, and
+ * counted here (as are other records whose trailer names no event: those
+ * are returned, with @event SECMAP_PERF_EVENT_NONE).
+ */
+uint64_t secmap_perf_data_unknown_ids(const struct secmap_perf_data *pd);
+int secmap_perf_data_next(struct secmap_perf_data *pd, struct secmap_perf_record *rec);
+/* File offset of the record last returned, or of the bad one. */
+uint64_t secmap_perf_data_offset(const struct secmap_perf_data *pd);
+
 /* A static string describing a negative return value of this library. */
 const char *secmap_strerror(int err);
 

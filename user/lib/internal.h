@@ -157,4 +157,43 @@ int libsecmap_parse_event_msg(const struct nlmsghdr *nlh, struct libsecmap_event
 int libsecmap_dump_retry(int (*once)(void *arg, struct secmap_snapshot *snap), void *arg,
 			 unsigned long *retries, struct secmap_snapshot **snapshot);
 
+/*
+ * perf.data files (perf_file.c), shared by the feature-section code and the
+ * data-section reader (perf_data.c).
+ */
+#define LIBSECMAP_PERF_HEADER_SIZE	104
+#define LIBSECMAP_PERF_FEAT_BITS	256
+
+struct libsecmap_perf_range {
+	uint64_t offset;
+	uint64_t size;
+};
+
+/* A perf.data's header, attrs and feature table, checked against the file size. */
+struct libsecmap_perf_file {
+	uint8_t header[LIBSECMAP_PERF_HEADER_SIZE];
+	uint64_t file_size;
+	struct libsecmap_perf_range attrs;
+	struct libsecmap_perf_range data;
+	uint64_t data_end;		/* where the feature table starts */
+	uint64_t table_end;
+	uint64_t features[LIBSECMAP_PERF_FEAT_BITS / 64];
+	struct libsecmap_perf_range feat[LIBSECMAP_PERF_FEAT_BITS];	/* valid for the set bits */
+	/* The attrs section, and where in it each event's ids {offset, size} is. */
+	uint8_t *attr_buf;
+	size_t *ids_pos;
+	size_t nr_attrs;
+};
+
+/*
+ * Open @path read-only and parse it into @pf: the fd, or -EINVAL (not a
+ * perf.data), -ENOTSUP (pipe mode, other byte order, first format),
+ * -EBADMSG (header, attrs or feature table out of bounds), -errno. On
+ * failure nothing is left to release.
+ */
+int libsecmap_perf_file_open(const char *path, struct libsecmap_perf_file *pf);
+void libsecmap_perf_file_release(struct libsecmap_perf_file *pf);
+/* All @len bytes at @off, or -EBADMSG if the file ends first, or -errno. */
+int libsecmap_pread_all(int fd, void *buf, size_t len, uint64_t off);
+
 #endif /* LIBSECMAP_INTERNAL_H */

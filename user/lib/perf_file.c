@@ -47,10 +47,8 @@
 #define PERF_MAGIC_SWAPPED	"2ELIFREP"	/* written on a host of the other byte order */
 #define PERF_MAGIC_V1		"PERFFILE"	/* perf's first format */
 #define PERF_MAGIC_V1_SWAPPED	"ELIFFREP"
-#define PERF_HEADER_SIZE	104
 #define PERF_PIPE_HEADER_SIZE	16	/* magic and size only: no attrs, no features */
 #define PERF_OLD_HEADER_SIZE	72	/* before adds_features existed */
-#define PERF_FEAT_BITS		256
 #define PERF_ATTR_SIZE_VER0	64	/* the smallest perf_event_attr */
 
 /* Byte offsets in the file header. */
@@ -70,25 +68,6 @@
 /* Chunks for copy_file_range(), and the buffer of the read/write fallback. */
 #define COPY_CHUNK		(1 << 30)
 #define COPY_BUF_SIZE		(1 << 20)
-
-struct range {
-	uint64_t offset;
-	uint64_t size;
-};
-
-struct perf_file {
-	uint8_t header[PERF_HEADER_SIZE];
-	uint64_t file_size;
-	struct range attrs;
-	uint64_t data_end;		/* where the feature table starts */
-	uint64_t table_end;
-	uint64_t features[PERF_FEAT_BITS / 64];
-	struct range feat[PERF_FEAT_BITS];	/* valid for the set bits */
-	/* The attrs section, and where in it each event's ids {offset, size} is. */
-	uint8_t *attr_buf;
-	size_t *ids_pos;
-	size_t nr_attrs;
-};
 
 static uint32_t get32(const uint8_t *p)
 {
@@ -112,9 +91,9 @@ static void put64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
-static struct range get_range(const uint8_t *p)
+static struct libsecmap_perf_range get_range(const uint8_t *p)
 {
-	return (struct range){ .offset = get64(p), .size = get64(p + 8) };
+	return (struct libsecmap_perf_range){ .offset = get64(p), .size = get64(p + 8) };
 }
 
 static bool feat_test(const uint64_t *bits, unsigned int bit)
@@ -123,13 +102,13 @@ static bool feat_test(const uint64_t *bits, unsigned int bit)
 }
 
 /* @r lies within [@lo, @hi). */
-static bool range_within(struct range r, uint64_t lo, uint64_t hi)
+static bool range_within(struct libsecmap_perf_range r, uint64_t lo, uint64_t hi)
 {
 	return r.offset >= lo && r.offset <= hi && r.size <= hi - r.offset;
 }
 
 /* @len bytes at @off, all of them: a file shorter than fstat() said is corrupt. */
-static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+int libsecmap_pread_all(int fd, void *buf, size_t len, uint64_t off)
 {
 	uint8_t *p = buf;
 	ssize_t n;
@@ -189,7 +168,7 @@ static int copy_rw(struct copier *c, uint64_t in_off, uint64_t out_off, uint64_t
 	}
 	while (len) {
 		chunk = len < COPY_BUF_SIZE ? (size_t)len : COPY_BUF_SIZE;
-		err = pread_all(c->in, c->buf, chunk, in_off);
+		err = libsecmap_pread_all(c->in, c->buf, chunk, in_off);
 		if (!err)
 			err = pwrite_all(c->out, c->buf, chunk, out_off);
 		if (err)
@@ -229,17 +208,17 @@ static int copy_range(struct copier *c, uint64_t in_off, uint64_t out_off, uint6
 	return copy_rw(c, (uint64_t)ioff, (uint64_t)ooff, len);
 }
 
-static void perf_file_release(struct perf_file *pf)
+void libsecmap_perf_file_release(struct libsecmap_perf_file *pf)
 {
 	free(pf->attr_buf);
 	free(pf->ids_pos);
 }
 
 /* Header, attrs (with each event's ids) and feature table of the file at @fd. */
-static int perf_file_parse(int fd, struct perf_file *pf)
+static int perf_file_parse(int fd, struct libsecmap_perf_file *pf)
 {
-	uint8_t table[PERF_FEAT_BITS * 16];
-	struct range data, event_types, ids;
+	uint8_t table[LIBSECMAP_PERF_FEAT_BITS * 16];
+	struct libsecmap_perf_range data, event_types, ids;
 	uint64_t attr_size, sz;
 	unsigned int bit, nr = 0;
 	struct stat st;
@@ -255,8 +234,8 @@ static int perf_file_parse(int fd, struct perf_file *pf)
 		return -EINVAL;	/* FIFOs, devices: no seeking back and forth */
 	pf->file_size = (uint64_t)st.st_size;
 
-	len = pf->file_size < PERF_HEADER_SIZE ? (size_t)pf->file_size : PERF_HEADER_SIZE;
-	err = pread_all(fd, pf->header, len, 0);
+	len = pf->file_size < LIBSECMAP_PERF_HEADER_SIZE ? (size_t)pf->file_size : LIBSECMAP_PERF_HEADER_SIZE;
+	err = libsecmap_pread_all(fd, pf->header, len, 0);
 	if (err)
 		return err;
 	if (len < 8)
@@ -272,14 +251,14 @@ static int perf_file_parse(int fd, struct perf_file *pf)
 	/* A pipe-mode stream saved to a file, or a header from before features. */
 	if (sz == PERF_PIPE_HEADER_SIZE || sz == PERF_OLD_HEADER_SIZE)
 		return -ENOTSUP;
-	if (sz != PERF_HEADER_SIZE || len < PERF_HEADER_SIZE)
+	if (sz != LIBSECMAP_PERF_HEADER_SIZE || len < LIBSECMAP_PERF_HEADER_SIZE)
 		return -EBADMSG;
 
 	attr_size = get64(pf->header + HDR_ATTR_SIZE);
 	pf->attrs = get_range(pf->header + HDR_ATTRS);
 	data = get_range(pf->header + HDR_DATA);
 	event_types = get_range(pf->header + HDR_EVENT_TYPES);
-	for (i = 0; i < PERF_FEAT_BITS / 64; i++)
+	for (i = 0; i < LIBSECMAP_PERF_FEAT_BITS / 64; i++)
 		pf->features[i] = get64(pf->header + HDR_FEATURES + 8 * i);
 
 	/*
@@ -287,24 +266,25 @@ static int perf_file_parse(int fd, struct perf_file *pf)
 	 * record that was killed, whose records run to the end of the file
 	 * with no feature table after them.
 	 */
-	if (!range_within(data, PERF_HEADER_SIZE, pf->file_size) || !data.size)
+	if (!range_within(data, LIBSECMAP_PERF_HEADER_SIZE, pf->file_size) || !data.size)
 		return -EBADMSG;
+	pf->data = data;
 	pf->data_end = data.offset + data.size;
 	/* As perf checks: attrs after the header, not overlapping the data. */
-	if (!attr_size || !range_within(pf->attrs, PERF_HEADER_SIZE, pf->file_size) ||
+	if (!attr_size || !range_within(pf->attrs, LIBSECMAP_PERF_HEADER_SIZE, pf->file_size) ||
 	    (pf->attrs.size && pf->attrs.offset < pf->data_end &&
 	     pf->attrs.offset + pf->attrs.size > data.offset))
 		return -EBADMSG;
 
-	for (bit = 0; bit < PERF_FEAT_BITS; bit++)
+	for (bit = 0; bit < LIBSECMAP_PERF_FEAT_BITS; bit++)
 		nr += feat_test(pf->features, bit);
 	if (pf->file_size - pf->data_end < 16ULL * nr)
 		return -EBADMSG;
 	pf->table_end = pf->data_end + 16ULL * nr;
-	err = pread_all(fd, table, 16ULL * nr, pf->data_end);
+	err = libsecmap_pread_all(fd, table, 16ULL * nr, pf->data_end);
 	if (err)
 		return err;
-	for (bit = 0, i = 0; bit < PERF_FEAT_BITS; bit++) {
+	for (bit = 0, i = 0; bit < LIBSECMAP_PERF_FEAT_BITS; bit++) {
 		if (!feat_test(pf->features, bit))
 			continue;
 		pf->feat[bit] = get_range(table + 16 * i++);
@@ -333,7 +313,7 @@ static int perf_file_parse(int fd, struct perf_file *pf)
 	pf->ids_pos = calloc(pf->nr_attrs ? pf->nr_attrs : 1, sizeof(*pf->ids_pos));
 	if (!pf->attr_buf || !pf->ids_pos)
 		return -ENOMEM;
-	err = pread_all(fd, pf->attr_buf, pf->attrs.size, pf->attrs.offset);
+	err = libsecmap_pread_all(fd, pf->attr_buf, pf->attrs.size, pf->attrs.offset);
 	if (err)
 		return err;
 	/*
@@ -359,7 +339,7 @@ static int perf_file_parse(int fd, struct perf_file *pf)
 	return 0;
 }
 
-static int perf_file_open(const char *path, struct perf_file *pf)
+int libsecmap_perf_file_open(const char *path, struct libsecmap_perf_file *pf)
 {
 	int fd, err;
 
@@ -369,7 +349,7 @@ static int perf_file_open(const char *path, struct perf_file *pf)
 		return -errno;
 	err = perf_file_parse(fd, pf);
 	if (err) {
-		perf_file_release(pf);
+		libsecmap_perf_file_release(pf);
 		close(fd);
 		return err;
 	}
@@ -379,16 +359,16 @@ static int perf_file_open(const char *path, struct perf_file *pf)
 SECMAP_EXPORT int secmap_perf_read_feature(const char *path, unsigned int bit, void **data,
 					   size_t *len)
 {
-	struct perf_file pf;
-	struct range r;
+	struct libsecmap_perf_file pf;
+	struct libsecmap_perf_range r;
 	void *buf;
 	int fd, err;
 
-	if (!path || !data || !len || bit >= PERF_FEAT_BITS)
+	if (!path || !data || !len || bit >= LIBSECMAP_PERF_FEAT_BITS)
 		return libsecmap_err(-EINVAL);
 	*data = NULL;
 	*len = 0;
-	fd = perf_file_open(path, &pf);
+	fd = libsecmap_perf_file_open(path, &pf);
 	if (fd < 0)
 		return libsecmap_err(fd);
 	r = pf.feat[bit];
@@ -399,7 +379,7 @@ SECMAP_EXPORT int secmap_perf_read_feature(const char *path, unsigned int bit, v
 	} else if (!(buf = malloc(r.size ? (size_t)r.size : 1))) {
 		err = -ENOMEM;
 	} else {
-		err = pread_all(fd, buf, (size_t)r.size, r.offset);
+		err = libsecmap_pread_all(fd, buf, (size_t)r.size, r.offset);
 		if (err) {
 			free(buf);
 		} else {
@@ -407,15 +387,15 @@ SECMAP_EXPORT int secmap_perf_read_feature(const char *path, unsigned int bit, v
 			*len = (size_t)r.size;
 		}
 	}
-	perf_file_release(&pf);
+	libsecmap_perf_file_release(&pf);
 	close(fd);
 	return err ? libsecmap_err(err) : 0;
 }
 
 /* An existing section at our bit may be replaced only if it is a recording too. */
-static int check_our_bit(int fd, const struct perf_file *pf)
+static int check_our_bit(int fd, const struct libsecmap_perf_file *pf)
 {
-	struct range r = pf->feat[SECMAP_PERF_FEATURE_BIT];
+	struct libsecmap_perf_range r = pf->feat[SECMAP_PERF_FEATURE_BIT];
 	char magic[8];
 	int err;
 
@@ -423,7 +403,7 @@ static int check_our_bit(int fd, const struct perf_file *pf)
 		return 0;
 	if (r.size < sizeof(magic))
 		return -EEXIST;
-	err = pread_all(fd, magic, sizeof(magic), r.offset);
+	err = libsecmap_pread_all(fd, magic, sizeof(magic), r.offset);
 	if (err)
 		return err;
 	return memcmp(magic, SECMAP_FILE_MAGIC, sizeof(magic)) ? -EEXIST : 0;
@@ -434,11 +414,11 @@ static int check_our_bit(int fd, const struct perf_file *pf)
  * order (ours at its bit), ids and attrs that lay there, then the table
  * before them and the header. The first @pf->data_end bytes are copied.
  */
-static int write_tail(struct copier *c, struct perf_file *pf, const void *data, size_t len)
+static int write_tail(struct copier *c, struct libsecmap_perf_file *pf, const void *data, size_t len)
 {
-	uint8_t table[PERF_FEAT_BITS * 16], header[PERF_HEADER_SIZE];
-	uint64_t features[PERF_FEAT_BITS / 64], cur, size;
-	struct range ids;
+	uint8_t table[LIBSECMAP_PERF_FEAT_BITS * 16], header[LIBSECMAP_PERF_HEADER_SIZE];
+	uint64_t features[LIBSECMAP_PERF_FEAT_BITS / 64], cur, size;
+	struct libsecmap_perf_range ids;
 	bool ids_moved = false;
 	unsigned int bit, nr = 0;
 	size_t i;
@@ -446,14 +426,14 @@ static int write_tail(struct copier *c, struct perf_file *pf, const void *data, 
 
 	memcpy(features, pf->features, sizeof(features));
 	features[SECMAP_PERF_FEATURE_BIT / 64] |= 1ULL << (SECMAP_PERF_FEATURE_BIT % 64);
-	for (bit = 0; bit < PERF_FEAT_BITS; bit++)
+	for (bit = 0; bit < LIBSECMAP_PERF_FEAT_BITS; bit++)
 		nr += feat_test(features, bit);
 
 	err = copy_range(c, 0, 0, pf->data_end);
 	if (err)
 		return err;
 	cur = pf->data_end + 16ULL * nr;
-	for (bit = 0, i = 0; bit < PERF_FEAT_BITS; bit++) {
+	for (bit = 0, i = 0; bit < LIBSECMAP_PERF_FEAT_BITS; bit++) {
 		if (!feat_test(features, bit))
 			continue;
 		if (bit == SECMAP_PERF_FEATURE_BIT) {
@@ -486,7 +466,7 @@ static int write_tail(struct copier *c, struct perf_file *pf, const void *data, 
 	}
 
 	memcpy(header, pf->header, sizeof(header));
-	for (i = 0; i < PERF_FEAT_BITS / 64; i++)
+	for (i = 0; i < LIBSECMAP_PERF_FEAT_BITS / 64; i++)
 		put64(header + HDR_FEATURES + 8 * i, features[i]);
 	if (pf->attrs.size && !range_within(pf->attrs, 0, pf->data_end)) {
 		put64(header + HDR_ATTRS, cur);
@@ -567,7 +547,7 @@ SECMAP_EXPORT int secmap_perf_inject(const char *in_path, const char *out_path, 
 {
 	struct copier c = { .in = -1, .out = -1 };
 	char *tmp_path = NULL;
-	struct perf_file pf;
+	struct libsecmap_perf_file pf;
 	struct stat st;
 	int err;
 
@@ -575,7 +555,7 @@ SECMAP_EXPORT int secmap_perf_inject(const char *in_path, const char *out_path, 
 	    memcmp(data, SECMAP_FILE_MAGIC, sizeof(SECMAP_FILE_MAGIC) - 1))
 		return libsecmap_err(-EINVAL);
 
-	c.in = perf_file_open(in_path, &pf);
+	c.in = libsecmap_perf_file_open(in_path, &pf);
 	if (c.in < 0)
 		return libsecmap_err(c.in);
 	err = check_our_bit(c.in, &pf);
@@ -604,7 +584,7 @@ SECMAP_EXPORT int secmap_perf_inject(const char *in_path, const char *out_path, 
 		sync_dir_of(out_path);
 	free(tmp_path);
 	free(c.buf);
-	perf_file_release(&pf);
+	libsecmap_perf_file_release(&pf);
 	close(c.in);
 	return err ? libsecmap_err(err) : 0;
 }

@@ -1,0 +1,946 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * perf.data data section: a validating record reader.
+ *
+ * The header, attrs and feature table are parsed and checked by perf_file.c;
+ * here the attrs are decoded into events (names from HEADER_EVENT_DESC),
+ * the sample ids mapped to them, and the records of the data section walked
+ * one by one over a read-only mapping of the file: a perf.data can be
+ * gigabytes, and the kernel pages it in and out as needed.
+ *
+ * Each record is copied into a 64 KiB buffer of the reader before it is
+ * decoded (a record's size is a u16): decoding then never reads past it,
+ * the callchain is 8-byte aligned, and a record that straddles two
+ * PERF_RECORD_COMPRESSED records is made whole. Compressed records carry
+ * zstd output; perf decompresses them as one continuous stream (a record may
+ * start in one and end in the next), and so does this reader, into a buffer
+ * that may not grow beyond DECOMP_MAX.
+ *
+ * Record and sample layouts are those of include/uapi/linux/perf_event.h
+ * (the comments of enum perf_event_type); perf's own records (type 64 and
+ * up) are those of tools/lib/perf/include/perf/event.h.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "internal.h"
+
+/* Record types (enum perf_event_type, enum perf_user_event_type). */
+#define REC_MMAP		1
+#define REC_COMM		3
+#define REC_SAMPLE		9
+#define REC_MMAP2		10
+#define REC_USER_START		64	/* perf's own: no sample_id_all trailer */
+#define REC_FINISHED_ROUND	68
+#define REC_AUXTRACE		71	/* followed by payload bytes header.size leaves out */
+#define REC_COMPRESSED		81
+#define REC_COMPRESSED2		83	/* newer perf (7.2 writes it): a u64 payload size, then padding */
+
+/* perf_event_attr.sample_type bits, in the order their fields come. */
+#define S_IP			(1ULL << 0)
+#define S_TID			(1ULL << 1)
+#define S_TIME			(1ULL << 2)
+#define S_ADDR			(1ULL << 3)
+#define S_READ			(1ULL << 4)
+#define S_CALLCHAIN		(1ULL << 5)
+#define S_ID			(1ULL << 6)
+#define S_CPU			(1ULL << 7)
+#define S_PERIOD		(1ULL << 8)
+#define S_STREAM_ID		(1ULL << 9)
+#define S_RAW			(1ULL << 10)
+#define S_BRANCH_STACK		(1ULL << 11)
+#define S_REGS_USER		(1ULL << 12)
+#define S_STACK_USER		(1ULL << 13)
+#define S_WEIGHT		(1ULL << 14)
+#define S_DATA_SRC		(1ULL << 15)
+#define S_IDENTIFIER		(1ULL << 16)
+#define S_TRANSACTION		(1ULL << 17)
+#define S_REGS_INTR		(1ULL << 18)
+#define S_PHYS_ADDR		(1ULL << 19)
+#define S_AUX			(1ULL << 20)
+#define S_CGROUP		(1ULL << 21)
+#define S_DATA_PAGE_SIZE	(1ULL << 22)
+#define S_CODE_PAGE_SIZE	(1ULL << 23)
+#define S_WEIGHT_STRUCT		(1ULL << 24)
+#define S_KNOWN			((1ULL << 25) - 1)
+
+/* read_format */
+#define F_TOTAL_TIME_ENABLED	(1ULL << 0)
+#define F_TOTAL_TIME_RUNNING	(1ULL << 1)
+#define F_ID			(1ULL << 2)
+#define F_GROUP			(1ULL << 3)
+#define F_LOST			(1ULL << 4)
+#define F_KNOWN			((1ULL << 5) - 1)
+
+/* branch_sample_type: the bits that change the sample's layout, and the known ones. */
+#define B_HW_INDEX		(1ULL << 17)
+#define B_COUNTERS		(1ULL << 19)	/* 6.8 on: a u64 per branch after the entries */
+#define B_KNOWN			((1ULL << 20) - 1)
+
+/* perf_event_attr flag bits (the u64 at offset 40). */
+#define A_FREQ			(1ULL << 10)
+#define A_SAMPLE_ID_ALL		(1ULL << 18)
+#define A_USE_CLOCKID		(1ULL << 25)
+
+#define MISC_CPUMODE_MASK	7
+#define MISC_MMAP_BUILD_ID	(1U << 14)
+
+/* perf_event_attr: offsets of the fields read, and the largest size looked at. */
+#define ATTR_TYPE		0
+#define ATTR_SIZE		4
+#define ATTR_CONFIG		8
+#define ATTR_PERIOD		16
+#define ATTR_SAMPLE_TYPE	24
+#define ATTR_READ_FORMAT	32
+#define ATTR_FLAGS		40
+#define ATTR_BRANCH_TYPE	72
+#define ATTR_REGS_USER		80
+#define ATTR_CLOCKID		92
+#define ATTR_REGS_INTR		96
+#define ATTR_LOOKED_AT		104
+
+#define HEADER_EVENT_DESC	12	/* feature bit */
+#define EVENT_DESC_MAX		(16 << 20)
+#define IDS_MAX			(1 << 24)	/* sample ids over all events */
+/* Decompressed bytes held at once: what is left of one batch plus the next. */
+#define DECOMP_MAX		(64 << 20)
+#define DECOMP_START		(1 << 20)
+#define REC_MAX			65536
+
+struct pd_event {
+	struct secmap_perf_event pub;
+	unsigned int nr_regs_user, nr_regs_intr;
+	uint64_t trailer_size;		/* sample_id_all fields on other records */
+};
+
+struct pd_id {
+	uint64_t id;
+	size_t event;
+};
+
+struct secmap_perf_data {
+	const uint8_t *map;
+	size_t map_len;
+	uint64_t pos, data_end;		/* the next record in the file; the data's end */
+	uint64_t offset;		/* of the record last returned (or the bad one) */
+	struct pd_event *events;
+	size_t nr_events;
+	struct pd_id *ids;		/* sorted by id */
+	size_t nr_ids;
+	bool sample_id_all;
+	int id_pos;			/* u64 index of the id in a sample; -1: single event */
+	int is_pos;			/* u64 index of the id from a trailer's end */
+	uint64_t unknown_ids;
+	int err;			/* sticky */
+	/* Decompressed bytes: [dhead, dlen) not yet returned, from the record at doffset. */
+	ZSTD_DStream *zds;
+	uint8_t *dbuf;
+	size_t dcap, dhead, dlen;
+	uint64_t doffset;
+	uint64_t rec[REC_MAX / 8];	/* the record being decoded */
+};
+
+static uint16_t get16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le16toh(v);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct pd_id *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static const struct pd_id *find_id(const struct secmap_perf_data *pd, uint64_t id)
+{
+	struct pd_id key = { .id = id };
+
+	return pd->nr_ids ? bsearch(&key, pd->ids, pd->nr_ids, sizeof(key), cmp_id) : NULL;
+}
+
+static unsigned int trailer_words(uint64_t st)
+{
+	return !!(st & S_TID) + !!(st & S_TIME) + !!(st & S_ID) + !!(st & S_STREAM_ID) +
+	       !!(st & S_CPU) + !!(st & S_IDENTIFIER);
+}
+
+/* Where a sample's id is (u64 index after the header), and a trailer's (from its end). */
+static int sample_id_pos(uint64_t st)
+{
+	if (st & S_IDENTIFIER)
+		return 0;
+	if (!(st & S_ID))
+		return -1;
+	return !!(st & S_IP) + !!(st & S_TID) + !!(st & S_TIME) + !!(st & S_ADDR);
+}
+
+static int trailer_id_pos(uint64_t st)
+{
+	if (st & S_IDENTIFIER)
+		return 1;
+	if (!(st & S_ID))
+		return -1;
+	return 1 + !!(st & S_STREAM_ID) + !!(st & S_CPU);
+}
+
+/* Decode one attr of @len bytes (fields past @len are zero, as the ABI says). */
+static int decode_attr(const uint8_t *p, size_t len, struct pd_event *ev)
+{
+	uint8_t a[ATTR_LOOKED_AT] = { 0 };
+	struct secmap_perf_event *e = &ev->pub;
+	uint64_t flags;
+
+	memcpy(a, p, len < sizeof(a) ? len : sizeof(a));
+	e->type = get32(a + ATTR_TYPE);
+	e->config = get64(a + ATTR_CONFIG);
+	e->sample_period = get64(a + ATTR_PERIOD);
+	e->sample_type = get64(a + ATTR_SAMPLE_TYPE);
+	e->read_format = get64(a + ATTR_READ_FORMAT);
+	flags = get64(a + ATTR_FLAGS);
+	e->freq = !!(flags & A_FREQ);
+	e->sample_id_all = !!(flags & A_SAMPLE_ID_ALL);
+	e->use_clockid = !!(flags & A_USE_CLOCKID);
+	e->clockid = (int32_t)get32(a + ATTR_CLOCKID);
+	e->branch_sample_type = get64(a + ATTR_BRANCH_TYPE);
+	ev->nr_regs_user = (unsigned int)__builtin_popcountll(get64(a + ATTR_REGS_USER));
+	ev->nr_regs_intr = (unsigned int)__builtin_popcountll(get64(a + ATTR_REGS_INTR));
+	ev->trailer_size = 8ULL * trailer_words(e->sample_type);
+
+	/* A layout this reader cannot walk is refused, not guessed. */
+	if (e->sample_type & ~S_KNOWN)
+		return -ENOTSUP;
+	if ((e->sample_type & S_READ) && (e->read_format & ~F_KNOWN))
+		return -ENOTSUP;
+	if ((e->sample_type & S_BRANCH_STACK) && (e->branch_sample_type & ~B_KNOWN))
+		return -ENOTSUP;
+	return 0;
+}
+
+/* Events from the attrs perf_file.c has checked, with their ids. */
+static int load_events(struct secmap_perf_data *pd, int fd, const struct libsecmap_perf_file *pf)
+{
+	struct libsecmap_perf_range r;
+	size_t i, j, k, start, nr, total = 0;
+	uint8_t *buf;
+	int err;
+
+	if (!pf->nr_attrs)
+		return -EBADMSG;	/* no event: no sample could be decoded */
+	pd->events = calloc(pf->nr_attrs, sizeof(*pd->events));
+	if (!pd->events)
+		return -ENOMEM;
+	pd->nr_events = pf->nr_attrs;
+	for (i = 0, start = 0; i < pf->nr_attrs; i++) {
+		err = decode_attr(pf->attr_buf + start, pf->ids_pos[i] - start, &pd->events[i]);
+		if (err)
+			return err;
+		r.size = get64(pf->attr_buf + pf->ids_pos[i] + 8);
+		nr = (size_t)(r.size / 8);
+		if (nr > IDS_MAX - total)
+			return -EFBIG;
+		total += nr;
+		pd->events[i].pub.nr_ids = nr;
+		start = pf->ids_pos[i] + 16;
+	}
+
+	pd->ids = calloc(total ? total : 1, sizeof(*pd->ids));
+	buf = malloc(total ? total * 8 : 1);
+	if (!pd->ids || !buf) {
+		free(buf);
+		return -ENOMEM;
+	}
+	for (i = 0, k = 0; i < pf->nr_attrs; i++) {
+		r.offset = get64(pf->attr_buf + pf->ids_pos[i]);
+		nr = pd->events[i].pub.nr_ids;
+		/* perf_file.c checked the whole range lies within the file. */
+		err = libsecmap_pread_all(fd, buf, nr * 8, r.offset);
+		if (err) {
+			free(buf);
+			return err;
+		}
+		for (j = 0; j < nr; j++, k++) {
+			pd->ids[k].id = get64(buf + 8 * j);
+			pd->ids[k].event = i;
+		}
+	}
+	free(buf);
+	pd->nr_ids = total;
+	qsort(pd->ids, total, sizeof(*pd->ids), cmp_id);
+	/* One id naming two events would make samples ambiguous. */
+	for (k = 1; k < total; k++)
+		if (pd->ids[k].id == pd->ids[k - 1].id && pd->ids[k].event != pd->ids[k - 1].event)
+			return -EBADMSG;
+
+	/*
+	 * perf refuses the same: every event must say whether other records
+	 * carry sample ids, and with several events the id must sit at one
+	 * place in every sample and every trailer, or nothing tells them apart.
+	 */
+	pd->sample_id_all = pd->events[0].pub.sample_id_all;
+	pd->id_pos = -1;
+	pd->is_pos = -1;
+	for (i = 0; i < pd->nr_events; i++)
+		if (pd->events[i].pub.sample_id_all != pd->sample_id_all)
+			return -ENOTSUP;
+	if (pd->nr_events == 1)
+		return 0;
+	pd->id_pos = sample_id_pos(pd->events[0].pub.sample_type);
+	pd->is_pos = trailer_id_pos(pd->events[0].pub.sample_type);
+	if (pd->id_pos < 0)
+		return -ENOTSUP;
+	for (i = 1; i < pd->nr_events; i++)
+		if (sample_id_pos(pd->events[i].pub.sample_type) != pd->id_pos ||
+		    trailer_id_pos(pd->events[i].pub.sample_type) != pd->is_pos)
+			return -ENOTSUP;
+	return 0;
+}
+
+/*
+ * HEADER_EVENT_DESC: u32 nr, u32 attr_size, then per event the attr, u32
+ * nr_ids, a string (u32 length with padding, NUL-terminated), the ids.
+ * An entry is matched to an event by its first id, else by its position.
+ */
+static int load_names(struct secmap_perf_data *pd, int fd, const struct libsecmap_perf_file *pf)
+{
+	struct libsecmap_perf_range r = pf->feat[HEADER_EVENT_DESC];
+	uint64_t nr, attr_size, nr_ids, len, pos = 8, i;
+	const struct pd_id *id;
+	size_t idx;
+	uint8_t *buf;
+	char *name;
+	int err = 0;
+
+	if (!(pf->features[HEADER_EVENT_DESC / 64] >> (HEADER_EVENT_DESC % 64) & 1))
+		return 0;
+	if (r.size > EVENT_DESC_MAX)
+		return -EFBIG;
+	if (r.size < 8)
+		return -EBADMSG;
+	buf = malloc(r.size);
+	if (!buf)
+		return -ENOMEM;
+	err = libsecmap_pread_all(fd, buf, r.size, r.offset);
+	if (err)
+		goto out;
+	nr = get32(buf);
+	attr_size = get32(buf + 4);
+	err = -EBADMSG;
+	if (attr_size < 64)
+		goto out;
+	for (i = 0; i < nr; i++) {
+		if (r.size - pos < attr_size || r.size - pos - attr_size < 8)
+			goto out;
+		pos += attr_size;
+		nr_ids = get32(buf + pos);
+		len = get32(buf + pos + 4);
+		pos += 8;
+		if (r.size - pos < len || !len || !memchr(buf + pos, 0, len))
+			goto out;
+		name = (char *)buf + pos;
+		pos += len;
+		if ((r.size - pos) / 8 < nr_ids)
+			goto out;
+		id = nr_ids ? find_id(pd, get64(buf + pos)) : NULL;
+		pos += 8 * nr_ids;
+		idx = id ? id->event : (size_t)i;
+		if (idx >= pd->nr_events || pd->events[idx].pub.name)
+			continue;
+		pd->events[idx].pub.name = strdup(name);
+		if (!pd->events[idx].pub.name) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	err = 0;
+out:
+	free(buf);
+	return err;
+}
+
+static int fallback_names(struct secmap_perf_data *pd)
+{
+	char name[32];
+	size_t i;
+
+	for (i = 0; i < pd->nr_events; i++) {
+		if (pd->events[i].pub.name)
+			continue;
+		snprintf(name, sizeof(name), "event%zu", i);
+		pd->events[i].pub.name = strdup(name);
+		if (!pd->events[i].pub.name)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+SECMAP_EXPORT void secmap_perf_data_close(struct secmap_perf_data *pd)
+{
+	size_t i;
+
+	if (!pd)
+		return;
+	if (pd->map)
+		munmap((void *)pd->map, pd->map_len);
+	for (i = 0; i < pd->nr_events; i++)
+		free((char *)pd->events[i].pub.name);
+	free(pd->events);
+	free(pd->ids);
+	ZSTD_freeDStream(pd->zds);
+	free(pd->dbuf);
+	free(pd);
+}
+
+SECMAP_EXPORT int secmap_perf_data_open(const char *path, struct secmap_perf_data **pdp)
+{
+	struct libsecmap_perf_file pf;
+	struct secmap_perf_data *pd;
+	void *map;
+	int fd, err;
+
+	if (!path || !pdp)
+		return libsecmap_err(-EINVAL);
+	*pdp = NULL;
+	fd = libsecmap_perf_file_open(path, &pf);
+	if (fd < 0)
+		return libsecmap_err(fd);
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = load_events(pd, fd, &pf);
+	if (!err)
+		err = load_names(pd, fd, &pf);
+	if (!err)
+		err = fallback_names(pd);
+	if (err)
+		goto out;
+	if (pf.file_size > SIZE_MAX) {
+		err = -EFBIG;
+		goto out;
+	}
+	map = mmap(NULL, (size_t)pf.file_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		err = -errno;
+		goto out;
+	}
+	pd->map = map;
+	pd->map_len = (size_t)pf.file_size;
+	pd->pos = pf.data.offset;
+	pd->offset = pf.data.offset;
+	pd->data_end = pf.data_end;
+	*pdp = pd;
+	pd = NULL;
+out:
+	secmap_perf_data_close(pd);
+	libsecmap_perf_file_release(&pf);
+	close(fd);
+	return err ? libsecmap_err(err) : 0;
+}
+
+SECMAP_EXPORT size_t secmap_perf_data_nr_events(const struct secmap_perf_data *pd)
+{
+	return pd ? pd->nr_events : 0;
+}
+
+SECMAP_EXPORT const struct secmap_perf_event *
+secmap_perf_data_event(const struct secmap_perf_data *pd, size_t idx)
+{
+	return pd && idx < pd->nr_events ? &pd->events[idx].pub : NULL;
+}
+
+SECMAP_EXPORT const char *secmap_perf_data_event_name(const struct secmap_perf_data *pd,
+						      size_t idx)
+{
+	return pd && idx < pd->nr_events ? pd->events[idx].pub.name : NULL;
+}
+
+SECMAP_EXPORT uint64_t secmap_perf_data_offset(const struct secmap_perf_data *pd)
+{
+	return pd ? pd->offset : 0;
+}
+
+SECMAP_EXPORT uint64_t secmap_perf_data_unknown_ids(const struct secmap_perf_data *pd)
+{
+	return pd ? pd->unknown_ids : 0;
+}
+
+/* A cursor over the record in pd->rec: every read is checked against its end. */
+struct cur {
+	const uint8_t *p;
+	uint64_t pos, end;
+};
+
+static bool take64(struct cur *c, uint64_t *v)
+{
+	if (c->end - c->pos < 8)
+		return false;
+	*v = get64(c->p + c->pos);
+	c->pos += 8;
+	return true;
+}
+
+static bool take32x2(struct cur *c, uint32_t *a, uint32_t *b)
+{
+	if (c->end - c->pos < 8)
+		return false;
+	*a = get32(c->p + c->pos);
+	*b = get32(c->p + c->pos + 4);
+	c->pos += 8;
+	return true;
+}
+
+/* pid and tid: s32 in perf's eyes, -1 for none. */
+static bool take_pid_tid(struct cur *c, int32_t *pid, int32_t *tid)
+{
+	uint32_t a, b;
+
+	if (!take32x2(c, &a, &b))
+		return false;
+	*pid = (int32_t)a;
+	*tid = (int32_t)b;
+	return true;
+}
+
+/* Skip @n items of @size bytes. */
+static bool skip(struct cur *c, uint64_t n, uint64_t size)
+{
+	if (size && n > (c->end - c->pos) / size)
+		return false;
+	c->pos += n * size;
+	return true;
+}
+
+static bool skip_if(struct cur *c, uint64_t st, uint64_t bit)
+{
+	return !(st & bit) || skip(c, 1, 8);
+}
+
+static int decode_sample(struct secmap_perf_data *pd, uint64_t size,
+			 struct secmap_perf_record *rec)
+{
+	struct cur c = { .p = (const uint8_t *)pd->rec, .pos = 8, .end = size };
+	const struct pd_event *ev;
+	const struct pd_id *id;
+	uint64_t st, v, nr, per;
+	uint32_t u, res;
+	uint64_t *chain;
+	size_t i;
+
+	if (pd->id_pos < 0) {
+		rec->event = 0;
+	} else {
+		if ((size - 8) / 8 <= (uint64_t)pd->id_pos)
+			return -EBADMSG;
+		id = find_id(pd, get64(c.p + 8 + 8 * (size_t)pd->id_pos));
+		if (!id) {
+			/* As perf: a sample of no known event is dropped, and counted. */
+			pd->unknown_ids++;
+			rec->kind = SECMAP_PERF_REC_OTHER;
+			return 0;
+		}
+		rec->event = id->event;
+	}
+	ev = &pd->events[rec->event];
+	st = ev->pub.sample_type;
+	rec->fields = st;
+
+	if ((st & S_IDENTIFIER) && !take64(&c, &rec->id))
+		return -EBADMSG;
+	if ((st & S_IP) && !take64(&c, &rec->ip))
+		return -EBADMSG;
+	if ((st & S_TID) && !take_pid_tid(&c, &rec->pid, &rec->tid))
+		return -EBADMSG;
+	if ((st & S_TIME) && !take64(&c, &rec->time))
+		return -EBADMSG;
+	if ((st & S_ADDR) && !take64(&c, &rec->addr))
+		return -EBADMSG;
+	if ((st & S_ID) && !take64(&c, &rec->id))
+		return -EBADMSG;
+	if ((st & S_STREAM_ID) && !take64(&c, &rec->stream_id))
+		return -EBADMSG;
+	if ((st & S_CPU) && !take32x2(&c, &rec->cpu, &res))
+		return -EBADMSG;
+	if ((st & S_PERIOD) && !take64(&c, &rec->period))
+		return -EBADMSG;
+	if (st & S_READ) {
+		uint64_t rf = ev->pub.read_format;
+		uint64_t times = !!(rf & F_TOTAL_TIME_ENABLED) + !!(rf & F_TOTAL_TIME_RUNNING);
+
+		if (rf & F_GROUP) {
+			per = 1 + !!(rf & F_ID) + !!(rf & F_LOST);
+			if (!take64(&c, &nr) || !skip(&c, times, 8) || !skip(&c, nr, per * 8))
+				return -EBADMSG;
+		} else if (!skip(&c, 1 + times + !!(rf & F_ID) + !!(rf & F_LOST), 8)) {
+			return -EBADMSG;
+		}
+	}
+	if (st & S_CALLCHAIN) {
+		if (!take64(&c, &nr) || (c.end - c.pos) / 8 < nr)
+			return -EBADMSG;
+		/* Every field before it is a multiple of 8 bytes: aligned in pd->rec. */
+		chain = pd->rec + c.pos / 8;
+		for (i = 0; i < nr; i++)
+			chain[i] = le64toh(chain[i]);
+		rec->callchain = chain;
+		rec->nr_callchain = (size_t)nr;
+		c.pos += nr * 8;
+	}
+	if (st & S_RAW) {
+		if (c.end - c.pos < 4)
+			return -EBADMSG;
+		u = get32(c.p + c.pos);
+		c.pos += 4;
+		if (!skip(&c, u, 1))
+			return -EBADMSG;
+	}
+	if (st & S_BRANCH_STACK) {
+		uint64_t bt = ev->pub.branch_sample_type;
+
+		/* {from, to, flags} per branch; a counter each with B_COUNTERS. */
+		if (!take64(&c, &nr) || ((bt & B_HW_INDEX) && !skip(&c, 1, 8)) ||
+		    !skip(&c, nr, (bt & B_COUNTERS) ? 32 : 24))
+			return -EBADMSG;
+	}
+	if (st & S_REGS_USER) {
+		if (!take64(&c, &v) || (v && !skip(&c, ev->nr_regs_user, 8)))
+			return -EBADMSG;
+	}
+	if (st & S_STACK_USER) {
+		/* size bytes of stack, then how many of them were filled (if any). */
+		if (!take64(&c, &v) || !skip(&c, v, 1) || (v && !skip(&c, 1, 8)))
+			return -EBADMSG;
+	}
+	/* WEIGHT and WEIGHT_STRUCT share one u64. */
+	if (!skip_if(&c, st, S_WEIGHT | S_WEIGHT_STRUCT) || !skip_if(&c, st, S_DATA_SRC) ||
+	    !skip_if(&c, st, S_TRANSACTION))
+		return -EBADMSG;
+	if (st & S_REGS_INTR) {
+		if (!take64(&c, &v) || (v && !skip(&c, ev->nr_regs_intr, 8)))
+			return -EBADMSG;
+	}
+	if (!skip_if(&c, st, S_PHYS_ADDR) || !skip_if(&c, st, S_CGROUP) ||
+	    !skip_if(&c, st, S_DATA_PAGE_SIZE) || !skip_if(&c, st, S_CODE_PAGE_SIZE))
+		return -EBADMSG;
+	if (st & S_AUX) {
+		if (!take64(&c, &v) || !skip(&c, v, 1))
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+/*
+ * The sample_id_all trailer of a non-sample record: its event, fields and
+ * where the record's body ends. An id no event has leaves the trailer
+ * undecoded (body up to the record's end), counted in unknown_ids.
+ */
+static int decode_trailer(struct secmap_perf_data *pd, uint64_t size,
+			  struct secmap_perf_record *rec, uint64_t *body_end)
+{
+	struct cur c = { .p = (const uint8_t *)pd->rec, .end = size };
+	const struct pd_id *id;
+	uint64_t st, tsize, v;
+	uint32_t res;
+
+	*body_end = size;
+	if (!pd->sample_id_all || rec->type >= REC_USER_START)
+		return 0;
+	if (pd->is_pos < 0) {
+		rec->event = 0;
+	} else {
+		if ((size - 8) / 8 < (uint64_t)pd->is_pos)
+			return -EBADMSG;
+		v = get64(c.p + size - 8 * (uint64_t)pd->is_pos);
+		/* perf synthesizes records with id 0: they go to the first event. */
+		id = v ? find_id(pd, v) : NULL;
+		if (v && !id) {
+			pd->unknown_ids++;
+			return 0;
+		}
+		rec->event = id ? id->event : 0;
+	}
+	st = pd->events[rec->event].pub.sample_type;
+	tsize = pd->events[rec->event].trailer_size;
+	if (size - 8 < tsize)
+		return -EBADMSG;
+	c.pos = size - tsize;
+	*body_end = c.pos;
+	rec->fields = st & (S_TID | S_TIME | S_ID | S_STREAM_ID | S_CPU | S_IDENTIFIER);
+	/* Trailer sizes were counted from these bits: the reads cannot fail. */
+	if (st & S_TID)
+		take_pid_tid(&c, &rec->pid, &rec->tid);
+	if (st & S_TIME)
+		take64(&c, &rec->time);
+	if (st & S_ID)
+		take64(&c, &rec->id);
+	if (st & S_STREAM_ID)
+		take64(&c, &rec->stream_id);
+	if (st & S_CPU)
+		take32x2(&c, &rec->cpu, &res);
+	if (st & S_IDENTIFIER)
+		take64(&c, &rec->id);
+	return 0;
+}
+
+/* A NUL-terminated string at @pos, before @end. */
+static const char *string_at(const struct secmap_perf_data *pd, uint64_t pos, uint64_t end)
+{
+	const char *s = (const char *)pd->rec + pos;
+
+	if (pos >= end || !memchr(s, 0, end - pos))
+		return NULL;
+	return s;
+}
+
+/* Decode the record of @size bytes in pd->rec. */
+static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf_record *rec)
+{
+	const uint8_t *p = (const uint8_t *)pd->rec;
+	uint64_t end;
+	uint32_t pid, tid;
+	int err;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->type = get32(p);
+	rec->misc = get16(p + 4);
+	rec->cpumode = rec->misc & MISC_CPUMODE_MASK;
+	rec->size = (uint16_t)size;
+	rec->event = SECMAP_PERF_EVENT_NONE;
+	rec->kind = SECMAP_PERF_REC_OTHER;
+
+	if (rec->type == REC_SAMPLE) {
+		rec->kind = SECMAP_PERF_REC_SAMPLE;
+		return decode_sample(pd, size, rec);
+	}
+	if (rec->type == REC_FINISHED_ROUND) {
+		rec->kind = SECMAP_PERF_REC_FINISHED_ROUND;
+		return 0;
+	}
+	err = decode_trailer(pd, size, rec, &end);
+	if (err)
+		return err;
+	switch (rec->type) {
+	case REC_MMAP:
+	case REC_MMAP2:
+		/* pid, tid, start, len, pgoff; MMAP2: 24 bytes of ids, prot, flags. */
+		if (end < (rec->type == REC_MMAP ? 40 : 72))
+			return -EBADMSG;
+		pid = get32(p + 8);
+		tid = get32(p + 12);
+		rec->start = get64(p + 16);
+		rec->len = get64(p + 24);
+		rec->pgoff = get64(p + 32);
+		if (rec->type == REC_MMAP2) {
+			if (rec->misc & MISC_MMAP_BUILD_ID) {
+				/* u8 size, 3 reserved bytes, 20 bytes of build-id. */
+				rec->build_id_len = p[40];
+				if (rec->build_id_len > 20)
+					return -EBADMSG;
+				rec->build_id = p + 44;
+			} else {
+				rec->maj = get32(p + 40);
+				rec->min = get32(p + 44);
+				rec->ino = get64(p + 48);
+				rec->ino_generation = get64(p + 56);
+			}
+			rec->prot = get32(p + 64);
+			rec->flags = get32(p + 68);
+		}
+		rec->filename = string_at(pd, rec->type == REC_MMAP ? 40 : 72, end);
+		if (!rec->filename)
+			return -EBADMSG;
+		rec->kind = rec->type == REC_MMAP ? SECMAP_PERF_REC_MMAP : SECMAP_PERF_REC_MMAP2;
+		break;
+	case REC_COMM:
+		if (end < 16)
+			return -EBADMSG;
+		pid = get32(p + 8);
+		tid = get32(p + 12);
+		rec->comm = string_at(pd, 16, end);
+		if (!rec->comm)
+			return -EBADMSG;
+		rec->kind = SECMAP_PERF_REC_COMM;
+		break;
+	default:
+		return 0;
+	}
+	/* The record's own pid and tid, not the trailer's (the same, or -1 for perf's own). */
+	rec->pid = (int32_t)pid;
+	rec->tid = (int32_t)tid;
+	rec->fields |= S_TID;
+	return 0;
+}
+
+/* Append the zstd payload of the compressed record at @in (@len bytes) to pd->dbuf. */
+static int decompress(struct secmap_perf_data *pd, const uint8_t *in, size_t len)
+{
+	ZSTD_inBuffer zin = { .src = in, .size = len };
+	ZSTD_outBuffer zout;
+	size_t ret, cap;
+	uint8_t *buf;
+
+	if (!pd->zds) {
+		pd->zds = ZSTD_createDStream();
+		if (!pd->zds || ZSTD_isError(ZSTD_initDStream(pd->zds)))
+			return -ENOMEM;
+	}
+	/* Keep what is left of the last batch (the start of a record) at the front. */
+	if (pd->dhead) {
+		memmove(pd->dbuf, pd->dbuf + pd->dhead, pd->dlen - pd->dhead);
+		pd->dlen -= pd->dhead;
+		pd->dhead = 0;
+	}
+	for (;;) {
+		if (pd->dlen == pd->dcap) {
+			if (pd->dcap >= DECOMP_MAX)
+				return -EFBIG;
+			cap = pd->dcap ? pd->dcap * 2 : DECOMP_START;
+			buf = realloc(pd->dbuf, cap);
+			if (!buf)
+				return -ENOMEM;
+			pd->dbuf = buf;
+			pd->dcap = cap;
+		}
+		zout = (ZSTD_outBuffer){ .dst = pd->dbuf, .size = pd->dcap, .pos = pd->dlen };
+		ret = ZSTD_decompressStream(pd->zds, &zout, &zin);
+		pd->dlen = zout.pos;
+		if (ZSTD_isError(ret))
+			return -EBADMSG;
+		/* Done when the input is used up and zstd had room to spare. */
+		if (zin.pos == zin.size && zout.pos < zout.size)
+			return 0;
+	}
+}
+
+/* The next record of the file or of the decompressed stream, copied to pd->rec. */
+static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
+{
+	const uint8_t *p;
+	uint64_t size, extra, payload;
+	uint32_t type;
+	size_t avail;
+	int err;
+
+	for (;;) {
+		avail = pd->dlen - pd->dhead;
+		if (avail >= 8) {
+			p = pd->dbuf + pd->dhead;
+			size = get16(p + 6);
+			type = get32(p);
+			if (size < 8 || type == REC_COMPRESSED || type == REC_COMPRESSED2 ||
+			    type == REC_AUXTRACE) {
+				pd->offset = pd->doffset;
+				return -EBADMSG;
+			}
+			if (avail >= size) {
+				memcpy(pd->rec, p, size);
+				pd->dhead += size;
+				pd->offset = pd->doffset;
+				*sizep = size;
+				return 1;
+			}
+			/* The rest of this record comes with the next compressed one. */
+		}
+
+		if (pd->pos == pd->data_end) {
+			/*
+			 * A record cut in the middle of the decompressed stream.
+			 * An unfinished zstd frame is no sign of a cut: perf
+			 * flushes its one frame per batch but never ends it.
+			 */
+			return avail ? -EBADMSG : 0;
+		}
+		pd->offset = pd->pos;
+		if (pd->data_end - pd->pos < 8)
+			return -EBADMSG;
+		p = pd->map + pd->pos;
+		size = get16(p + 6);
+		type = get32(p);
+		if (size < 8 || size > pd->data_end - pd->pos)
+			return -EBADMSG;
+		pd->pos += size;
+		switch (type) {
+		case REC_COMPRESSED:
+			err = decompress(pd, p + 8, (size_t)size - 8);
+			break;
+		case REC_COMPRESSED2:
+			/* The payload's size, then padding to 8 bytes. */
+			if (size < 16)
+				return -EBADMSG;
+			payload = get64(p + 8);
+			if (payload > size - 16)
+				return -EBADMSG;
+			err = decompress(pd, p + 16, (size_t)payload);
+			break;
+		case REC_AUXTRACE:
+			/* AUX area data follows the record; header.size leaves it out. */
+			if (size < 16)
+				return -EBADMSG;
+			extra = get64(p + 8);
+			if (extra > pd->data_end - pd->pos)
+				return -EBADMSG;
+			pd->pos += extra;
+			/* fall through */
+		default:
+			memcpy(pd->rec, p, size);
+			*sizep = size;
+			return 1;
+		}
+		if (err)
+			return err;
+		pd->doffset = pd->offset;
+	}
+}
+
+SECMAP_EXPORT int secmap_perf_data_next(struct secmap_perf_data *pd,
+					struct secmap_perf_record *rec)
+{
+	uint64_t size = 0;
+	int ret;
+
+	if (!pd || !rec)
+		return libsecmap_err(-EINVAL);
+	if (pd->err)
+		return libsecmap_err(pd->err);
+	for (;;) {
+		ret = next_raw(pd, &size);
+		if (!ret)
+			return 0;
+		if (ret > 0)
+			ret = decode(pd, size, rec);
+		if (ret < 0) {
+			pd->err = ret;
+			return libsecmap_err(ret);
+		}
+		/* A sample of no known event is dropped, as perf does (and counted). */
+		if (rec->type != REC_SAMPLE || rec->kind != SECMAP_PERF_REC_OTHER)
+			break;
+	}
+	return 1;
+}
