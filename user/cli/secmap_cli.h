@@ -68,6 +68,8 @@ int do_show(int argc, char **argv);
 int do_archive(int argc, char **argv);
 int do_inject(int argc, char **argv);
 int do_resolve(int argc, char **argv);
+int do_report(int argc, char **argv);
+int do_script(int argc, char **argv);
 
 /*
  * "secmap inject": embed the recording at @map_path (a secmap.data, or a

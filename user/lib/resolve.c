@@ -35,6 +35,7 @@
 struct rs_sym {
 	uint64_t start, end;	/* offsets in the section */
 	const char *name;	/* into the build's ko */
+	bool global;
 };
 
 struct rs_section {
@@ -269,6 +270,9 @@ static int builds_hash_grow(struct secmap_resolver *res)
 
 static int find_build(struct secmap_resolver *res, const struct secmap_record *rec, uint32_t *out)
 {
+	static const uint8_t none[1];
+	/* memcmp() and memcpy() want a pointer even for no bytes. */
+	const uint8_t *id = rec->build_id_len ? rec->build_id : none;
 	struct rs_build *b;
 	size_t slot;
 	int err;
@@ -276,7 +280,7 @@ static int find_build(struct secmap_resolver *res, const struct secmap_record *r
 	if (rec->build_id_len > SECMAP_BUILD_ID_MAX || res->nr_builds >= RS_NONE - 1)
 		return -EINVAL;
 	if (res->builds_hash_size) {
-		slot = build_slot(res, rec->module, rec->build_id, rec->build_id_len);
+		slot = build_slot(res, rec->module, id, rec->build_id_len);
 		if (res->builds_hash[slot]) {
 			*out = res->builds_hash[slot] - 1;
 			return 0;
@@ -297,7 +301,7 @@ static int find_build(struct secmap_resolver *res, const struct secmap_record *r
 	b->name = strdup(rec->module);
 	if (!b->name)
 		return -ENOMEM;
-	memcpy(b->id, rec->build_id, rec->build_id_len);
+	memcpy(b->id, id, rec->build_id_len);
 	b->id_len = rec->build_id_len;
 	res->builds_hash[build_slot(res, b->name, b->id, b->id_len)] = (uint32_t)(res->nr_builds + 1);
 	*out = (uint32_t)res->nr_builds++;
@@ -610,7 +614,8 @@ SECMAP_EXPORT int secmap_resolver_new(const struct secmap_resolver_opts *opts,
 			free(res);
 			return libsecmap_err(-ENOMEM);
 		}
-		memcpy(res->paths, opts->search->paths, n * sizeof(*res->paths));
+		if (n)
+			memcpy(res->paths, opts->search->paths, n * sizeof(*res->paths));
 		res->search.paths = res->paths;
 	}
 	res->opts.search = NULL;
@@ -673,8 +678,15 @@ static int cmp_sym(const void *a, const void *b)
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	/* Sized symbols first at one address: they say where a function ends. */
-	return (x->end > y->end) ? -1 : (x->end < y->end);
+	/* The larger first at one address: the last that covers wins, the innermost. */
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	/* Aliases (init_module and the init function): the global, plain name last, to win. */
+	if (x->global != y->global)
+		return x->global ? 1 : -1;
+	if ((x->name[0] == '_') != (y->name[0] == '_'))
+		return x->name[0] == '_' ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 static int cmp_ksym(const void *a, const void *b)
@@ -747,6 +759,7 @@ static int load_build(struct secmap_resolver *res, struct secmap_ko_index *idx, 
 			s->syms[n].start = syms[j].value;
 			s->syms[n].end = syms[j].size ? syms[j].value + syms[j].size : 0;
 			s->syms[n].name = syms[j].name;
+			s->syms[n].global = syms[j].global;
 			n++;
 		}
 		free(syms);
@@ -770,7 +783,7 @@ static int parse_kallsyms(struct secmap_resolver *res)
 {
 	char *p = res->kallsyms, *end = p + res->kallsyms_len, *nl, *name;
 	size_t cap = 0;
-	uint64_t addr, etext = 0;
+	uint64_t addr;
 
 	while (p < end) {
 		nl = memchr(p, '\n', end - p);
@@ -780,8 +793,6 @@ static int parse_kallsyms(struct secmap_resolver *res)
 		addr = strtoull(p, &name, 16);
 		if (name > p && name[0] == ' ' && name[1] && name[2] == ' ' && name[3] &&
 		    !strchr(name + 3, '\t') && addr) {
-			if (!strcmp(name + 3, "_etext"))
-				etext = addr;
 			if (is_text_type(name[1])) {
 				if (res->nr_ksyms == cap) {
 					struct rs_kernel_sym *k;
@@ -799,10 +810,14 @@ static int parse_kallsyms(struct secmap_resolver *res)
 		}
 		p = nl + 1;
 	}
-	qsort(res->ksyms, res->nr_ksyms, sizeof(*res->ksyms), cmp_ksym);
-	/* Core text ends at _etext; without it, a page after the last symbol. */
 	if (res->nr_ksyms)
-		res->kernel_end = etext ? etext : res->ksyms[res->nr_ksyms - 1].addr + 4096;
+		qsort(res->ksyms, res->nr_ksyms, sizeof(*res->ksyms), cmp_ksym);
+	/*
+	 * Core text runs to a page after the last text symbol: past _etext
+	 * come .init.text and friends (start_kernel), which samples can reach.
+	 */
+	if (res->nr_ksyms)
+		res->kernel_end = res->ksyms[res->nr_ksyms - 1].addr + 4096;
 	return 0;
 }
 

@@ -444,7 +444,10 @@ TEST_F(res, kernel_symbols_from_kallsyms)
 	ASSERT_STREQ("some_local", r.symbol);
 	ASSERT_EQ(0, secmap_resolve(self->res, 0xffffffff81003004ull, 1, &r));
 	ASSERT_STREQ("do_work", r.symbol);
-	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, 0xffffffff81200000ull, 1, &r));
+	/* Beyond the last text symbol by more than a page: not the kernel's text. */
+	ASSERT_EQ(0, secmap_resolve(self->res, 0xffffffff81200010ull, 1, &r));
+	ASSERT_STREQ("_etext", r.symbol);
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, 0xffffffff81201000ull, 1, &r));
 	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, 0xffffffff80000000ull, 1, &r));
 }
 

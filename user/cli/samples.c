@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Walk a perf.data's samples and resolve every frame: kernel addresses
+ * through the recording (libsecmap's resolver), user ones to the file
+ * mapped there. perf.data's own MMAP records are used for user space only:
+ * for modules they hold one map per module at its base, which is what
+ * secmap replaces.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "samples.h"
+
+#define PERF_CONTEXT_MAX	((uint64_t)-4095)
+#define PERF_CONTEXT_KERNEL	((uint64_t)-128)
+#define PERF_CONTEXT_USER	((uint64_t)-512)
+#define CPUMODE_KERNEL		1
+#define CPUMODE_USER		2
+#define SAMPLE_TIME		(1ULL << 2)
+#define SAMPLE_CPU		(1ULL << 7)
+#define SAMPLE_PERIOD		(1ULL << 8)
+#define SAMPLE_CALLCHAIN	(1ULL << 5)
+#define SAMPLE_TID		(1ULL << 1)
+#define CLOCK_MONOTONIC_ID	1
+/* perf script's default callchain depth. */
+#define MAX_STACK		127
+
+/* Strings kept for the walk's lifetime, each once. */
+struct interned {
+	char **slots;
+	size_t size, nr;
+};
+
+struct user_map {
+	uint64_t start, end;
+	const char *path;
+};
+
+/* A process: its comm and its file mappings, latest last. */
+struct task {
+	int32_t pid;
+	const char *comm;
+	struct user_map *maps;
+	size_t nr_maps;
+};
+
+struct sample_walk {
+	const char *input;
+	struct secmap_perf_data *pd;
+	struct secmap_resolver *res;
+	int status;
+	bool want_chain;
+	struct interned strings;
+	struct task *tasks;		/* open addressing by pid */
+	size_t tasks_size, nr_tasks;
+	struct frame *chain;
+	size_t chain_cap;
+};
+
+static uint32_t str_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
+static const char *intern(struct interned *t, const char *s)
+{
+	size_t i;
+
+	if (2 * (t->nr + 1) > t->size) {
+		size_t n = t->size ? 2 * t->size : 1024, j;
+		char **slots = calloc(n, sizeof(*slots));
+
+		if (!slots)
+			return NULL;
+		for (j = 0; j < t->size; j++) {
+			if (!t->slots[j])
+				continue;
+			for (i = str_hash(t->slots[j]) & (n - 1); slots[i]; i = (i + 1) & (n - 1))
+				;
+			slots[i] = t->slots[j];
+		}
+		free(t->slots);
+		t->slots = slots;
+		t->size = n;
+	}
+	for (i = str_hash(s) & (t->size - 1); t->slots[i]; i = (i + 1) & (t->size - 1))
+		if (!strcmp(t->slots[i], s))
+			return t->slots[i];
+	t->slots[i] = strdup(s);
+	if (t->slots[i])
+		t->nr++;
+	return t->slots[i];
+}
+
+static struct task *find_task(struct sample_walk *w, int32_t pid, bool create)
+{
+	size_t i;
+
+	if (create && 2 * (w->nr_tasks + 1) > w->tasks_size) {
+		size_t n = w->tasks_size ? 2 * w->tasks_size : 256, j;
+		struct task *tasks = calloc(n, sizeof(*tasks));
+
+		if (!tasks)
+			return NULL;
+		for (j = 0; j < w->tasks_size; j++) {
+			if (!w->tasks[j].comm && !w->tasks[j].nr_maps && !w->tasks[j].pid)
+				continue;
+			for (i = (uint32_t)w->tasks[j].pid * 2654435761u & (n - 1); tasks[i].comm ||
+			     tasks[i].nr_maps || tasks[i].pid; i = (i + 1) & (n - 1))
+				;
+			tasks[i] = w->tasks[j];
+		}
+		free(w->tasks);
+		w->tasks = tasks;
+		w->tasks_size = n;
+	}
+	if (!w->tasks_size)
+		return NULL;
+	/* pid 0 with nothing set is an empty slot; a used pid-0 slot has a comm or maps. */
+	for (i = (uint32_t)pid * 2654435761u & (w->tasks_size - 1);
+	     w->tasks[i].comm || w->tasks[i].nr_maps || w->tasks[i].pid;
+	     i = (i + 1) & (w->tasks_size - 1))
+		if (w->tasks[i].pid == pid)
+			return &w->tasks[i];
+	if (!create)
+		return NULL;
+	w->tasks[i].pid = pid;
+	w->tasks[i].comm = ":unknown";	/* marks the slot used until COMM comes */
+	w->nr_tasks++;
+	return &w->tasks[i];
+}
+
+static int add_user_map(struct sample_walk *w, const struct secmap_perf_record *rec)
+{
+	struct task *t;
+	struct user_map *maps;
+	const char *path;
+
+	/* Kernel maps (pid -1) are the recording's business. */
+	if (rec->pid < 0 || !rec->filename || rec->start + rec->len < rec->start)
+		return 0;
+	t = find_task(w, rec->pid, true);
+	path = intern(&w->strings, rec->filename);
+	if (!t || !path)
+		return -ENOMEM;
+	maps = realloc(t->maps, (t->nr_maps + 1) * sizeof(*maps));
+	if (!maps)
+		return -ENOMEM;
+	t->maps = maps;
+	maps[t->nr_maps].start = rec->start;
+	maps[t->nr_maps].end = rec->start + rec->len;
+	maps[t->nr_maps].path = path;
+	t->nr_maps++;
+	return 0;
+}
+
+static void resolve_user(struct sample_walk *w, int32_t pid, uint64_t ip, struct frame *f)
+{
+	struct task *t = find_task(w, pid, false);
+	size_t i;
+
+	f->user = true;
+	f->dso = "[unknown]";
+	for (i = t ? t->nr_maps : 0; i-- > 0;) {
+		if (t->maps[i].start <= ip && ip < t->maps[i].end) {
+			f->module = t->maps[i].path;
+			f->dso = t->maps[i].path;
+			return;
+		}
+	}
+}
+
+static int resolve_kernel(struct sample_walk *w, uint64_t ip, uint64_t time, struct frame *f)
+{
+	struct secmap_resolution r;
+	char buf[300];
+
+	if (secmap_resolve(w->res, ip, time, &r)) {
+		f->dso = "[unknown]";
+		return 0;
+	}
+	f->module = r.module;
+	f->symbol = r.symbol;
+	f->symbol_offset = r.symbol_offset;
+	if (r.kind == SECMAP_RESOLVED_KERNEL) {
+		f->dso = "[kernel.kallsyms]";
+		return 0;
+	}
+	f->section = r.section;
+	f->section_offset = r.section_offset;
+	snprintf(buf, sizeof(buf), "[%s]", r.module);
+	f->dso = intern(&w->strings, buf);
+	return f->dso ? 0 : -ENOMEM;
+}
+
+static int resolve_frame(struct sample_walk *w, int32_t pid, uint64_t ip, uint64_t time,
+			 bool kernel, struct frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->ip = ip;
+	if (kernel)
+		return resolve_kernel(w, ip, time, f);
+	resolve_user(w, pid, ip, f);
+	return 0;
+}
+
+/* The clock of the samples' times, from the events; -1 if it is none a recording has. */
+static int samples_clock(const struct secmap_perf_data *pd, enum secmap_clock *clock)
+{
+	size_t i, n = secmap_perf_data_nr_events(pd);
+	int mono = -1;
+
+	for (i = 0; i < n; i++) {
+		const struct secmap_perf_event *e = secmap_perf_data_event(pd, i);
+		int this = e->use_clockid ? (e->clockid == CLOCK_MONOTONIC_ID ? 1 : 2) : 0;
+
+		if (this == 2 || (mono >= 0 && this != mono))
+			return -1;
+		mono = this;
+	}
+	*clock = mono == 1 ? SECMAP_CLOCK_MONO : SECMAP_CLOCK_LOCAL;
+	return 0;
+}
+
+int sample_walk_open(const struct resolver_args *args, bool want_chain, struct sample_walk **wp)
+{
+	struct resolver_args a = *args;
+	struct sample_walk *w;
+	int err;
+
+	*wp = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		p_err("out of memory");
+		return SECMAP_EXIT_FAILURE;
+	}
+	w->input = args->input ? args->input : "perf.data";
+	w->want_chain = want_chain;
+	err = secmap_perf_data_open(w->input, &w->pd);
+	if (err) {
+		p_err("%s: %s", w->input, recording_strerror(err));
+		free(w);
+		return recording_exit_code(err);
+	}
+	if (!a.clock_set && samples_clock(w->pd, &a.clock)) {
+		p_err("%s: samples use a clock other than perf's default and CLOCK_MONOTONIC "
+		      "(perf record -k), or events disagree: a recording has times in those two "
+		      "only; --clock overrides", w->input);
+		sample_walk_close(w);
+		return SECMAP_EXIT_BAD_INPUT;
+	}
+	if (!a.map)
+		a.map = w->input;
+	w->status = resolver_open(&a, &w->res);
+	if (!w->res) {
+		err = w->status;
+		sample_walk_close(w);
+		return err;
+	}
+	*wp = w;
+	return SECMAP_EXIT_OK;
+}
+
+int sample_walk_next(struct sample_walk *w, struct sample *s)
+{
+	struct secmap_perf_record rec;
+	struct task *t;
+	size_t i, n;
+	uint64_t time;
+	bool kernel;
+	int ret, err;
+
+	while ((ret = secmap_perf_data_next(w->pd, &rec)) == 1) {
+		switch (rec.kind) {
+		case SECMAP_PERF_REC_MMAP:
+		case SECMAP_PERF_REC_MMAP2:
+			err = add_user_map(w, &rec);
+			if (err)
+				goto nomem;
+			continue;
+		case SECMAP_PERF_REC_COMM:
+			t = find_task(w, rec.pid, true);
+			if (!t || !(t->comm = intern(&w->strings, rec.comm)))
+				goto nomem;
+			continue;
+		case SECMAP_PERF_REC_SAMPLE:
+			break;
+		default:
+			continue;
+		}
+		memset(s, 0, sizeof(*s));
+		s->event = rec.event;
+		s->pid = rec.pid;
+		s->tid = rec.tid;
+		s->cpu = rec.cpu;
+		s->has_cpu = rec.fields & SAMPLE_CPU;
+		s->has_time = rec.fields & SAMPLE_TIME;
+		s->time = rec.time;
+		s->period = rec.fields & SAMPLE_PERIOD ? rec.period : 1;
+		t = rec.fields & SAMPLE_TID ? find_task(w, rec.pid, false) : NULL;
+		/* The idle task never has a COMM record; perf calls it swapper. */
+		s->comm = t && t->comm ? t->comm : rec.pid == 0 ? "swapper" : ":unknown";
+		time = s->has_time ? rec.time : SECMAP_TIME_ANY;
+		kernel = rec.cpumode == CPUMODE_KERNEL;
+		if (rec.cpumode == CPUMODE_KERNEL || rec.cpumode == CPUMODE_USER) {
+			if (resolve_frame(w, rec.pid, rec.ip, time, kernel, &s->frame))
+				goto nomem;
+		} else {
+			memset(&s->frame, 0, sizeof(s->frame));
+			s->frame.ip = rec.ip;
+			s->frame.dso = "[unknown]";
+		}
+		if (!w->want_chain || !rec.nr_callchain)
+			return 1;
+		if (rec.nr_callchain > w->chain_cap) {
+			struct frame *c = realloc(w->chain, rec.nr_callchain * sizeof(*c));
+
+			if (!c)
+				goto nomem;
+			w->chain = c;
+			w->chain_cap = rec.nr_callchain;
+		}
+		for (i = 0, n = 0; i < rec.nr_callchain && n < MAX_STACK; i++) {
+			uint64_t ip = rec.callchain[i];
+
+			if (ip >= PERF_CONTEXT_MAX) {
+				kernel = ip == PERF_CONTEXT_KERNEL;
+				if (ip != PERF_CONTEXT_KERNEL && ip != PERF_CONTEXT_USER)
+					break;	/* guest frames: not ours to name */
+				continue;
+			}
+			if (resolve_frame(w, rec.pid, ip, time, kernel, &w->chain[n]))
+				goto nomem;
+			n++;
+		}
+		s->chain = w->chain;
+		s->nr_chain = n;
+		return 1;
+	}
+	if (ret < 0) {
+		fflush(stdout);
+		p_err("%s: record at offset %llu: %s", w->input,
+		      (unsigned long long)secmap_perf_data_offset(w->pd),
+		      ret == -EFBIG ? "a compressed batch decompresses to more than 64 MiB" :
+		      "truncated or corrupt");
+		return -SECMAP_EXIT_BAD_INPUT;
+	}
+	return 0;
+nomem:
+	p_err("out of memory");
+	return -SECMAP_EXIT_FAILURE;
+}
+
+size_t sample_walk_nr_events(const struct sample_walk *w)
+{
+	return secmap_perf_data_nr_events(w->pd);
+}
+
+const char *sample_walk_event_name(const struct sample_walk *w, size_t idx)
+{
+	return secmap_perf_data_event_name(w->pd, idx);
+}
+
+const char *sample_walk_input(const struct sample_walk *w)
+{
+	return w->input;
+}
+
+int sample_walk_status(const struct sample_walk *w)
+{
+	return w->status;
+}
+
+void sample_walk_close(struct sample_walk *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	secmap_resolver_free(w->res);
+	secmap_perf_data_close(w->pd);
+	for (i = 0; i < w->strings.size; i++)
+		free(w->strings.slots[i]);
+	free(w->strings.slots);
+	for (i = 0; i < w->tasks_size; i++)
+		free(w->tasks[i].maps);
+	free(w->tasks);
+	free(w->chain);
+	free(w);
+}

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * secmap script: the samples one by one, in perf script's default layout,
+ * with module frames named by their section maps; or folded stacks.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "samples.h"
+
+static void script_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s script [-i PERF_DATA] [-m SECMAP_DATA] [--ns] [--folded] [OPTIONS]\n"
+		"\n"
+		"Print each sample as perf script does by default (callchain frames too when\n"
+		"recorded), with module frames named by the recording: the function that ran at\n"
+		"the sample's time, whatever section it is in. Tools that read perf script's\n"
+		"output (FlameGraph's stackcollapse-perf.pl, speedscope, the Firefox Profiler)\n"
+		"take it as it is. --folded prints folded stacks for flame graphs instead.\n"
+		"\n"
+		"Options:\n"
+		"  -i, --input PERF_DATA  the samples (default perf.data)\n"
+		"  -m, --map SECMAP_DATA  the recording, if not inside PERF_DATA\n"
+		"      --ns               times with nanoseconds (default microseconds)\n"
+		"  -F, --folded           \"comm;outermost;...;innermost count\" per distinct stack\n"
+		"      --clock CLOCK      override the samples' clock: local or monotonic\n"
+		"      --ko-path PATH     look for .ko files in PATH first (repeatable)\n"
+		"      --force            use a .ko whose build-id differs from the recorded one\n"
+		"      --no-ko            sections only: read no .ko\n"
+		"  -q, --quiet            no warnings about missing .ko files\n"
+		"  -h, --help             show this help\n",
+		bin_name);
+}
+
+/* "sym+0x1f" as perf script prints it; "[unknown]" without a symbol. */
+static void print_sym(FILE *out, const struct frame *f)
+{
+	if (f->symbol)
+		fprintf(out, "%s+0x%" PRIx64, f->symbol, f->symbol_offset);
+	else
+		fputs("[unknown]", out);
+}
+
+static void print_sample(FILE *out, const struct sample *s, const char *event, bool ns)
+{
+	size_t i;
+
+	fprintf(out, "%16s %5d", s->comm, s->tid);
+	if (s->has_cpu)
+		fprintf(out, " [%03u]", s->cpu);
+	if (s->has_time) {
+		if (ns)
+			fprintf(out, " %5" PRIu64 ".%09" PRIu64 ":", s->time / 1000000000,
+				s->time % 1000000000);
+		else
+			fprintf(out, " %5" PRIu64 ".%06" PRIu64 ":", s->time / 1000000000,
+				s->time % 1000000000 / 1000);
+	}
+	fprintf(out, " %10" PRIu64 " %s: ", s->period, event);
+	if (!s->nr_chain) {
+		fprintf(out, " %16" PRIx64 " ", s->frame.ip);
+		print_sym(out, &s->frame);
+		fprintf(out, " (%s)\n", s->frame.dso);
+		return;
+	}
+	fputc('\n', out);
+	for (i = 0; i < s->nr_chain; i++) {
+		fprintf(out, "\t%16" PRIx64 " ", s->chain[i].ip);
+		print_sym(out, &s->chain[i]);
+		fprintf(out, " (%s)\n", s->chain[i].dso);
+	}
+	fputc('\n', out);
+}
+
+/* Folded stacks: counted in a hash table keyed by the whole line. */
+struct folded {
+	char **keys;
+	uint64_t *counts;
+	size_t size, nr;
+};
+
+static uint64_t fnv(const char *s, size_t len)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	while (len--)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+	return h;
+}
+
+static int folded_add(struct folded *t, const char *key, size_t len)
+{
+	size_t i;
+
+	if (2 * (t->nr + 1) > t->size) {
+		size_t n = t->size ? 2 * t->size : 1024, j;
+		char **keys = calloc(n, sizeof(*keys));
+		uint64_t *counts = calloc(n, sizeof(*counts));
+
+		if (!keys || !counts) {
+			free(keys);
+			free(counts);
+			return -ENOMEM;
+		}
+		for (j = 0; j < t->size; j++) {
+			if (!t->keys[j])
+				continue;
+			for (i = fnv(t->keys[j], strlen(t->keys[j])) & (n - 1); keys[i];
+			     i = (i + 1) & (n - 1))
+				;
+			keys[i] = t->keys[j];
+			counts[i] = t->counts[j];
+		}
+		free(t->keys);
+		free(t->counts);
+		t->keys = keys;
+		t->counts = counts;
+		t->size = n;
+	}
+	for (i = fnv(key, len) & (t->size - 1); t->keys[i]; i = (i + 1) & (t->size - 1)) {
+		if (!strncmp(t->keys[i], key, len) && !t->keys[i][len]) {
+			t->counts[i]++;
+			return 0;
+		}
+	}
+	t->keys[i] = strndup(key, len);
+	if (!t->keys[i])
+		return -ENOMEM;
+	t->counts[i] = 1;
+	t->nr++;
+	return 0;
+}
+
+/* A frame's name in a folded stack: no ';', which separates frames. */
+static void fold_frame(FILE *m, const struct frame *f)
+{
+	const char *p;
+
+	if (f->symbol)
+		p = f->symbol;
+	else if (f->module && f->section)
+		p = NULL;
+	else
+		p = "[unknown]";
+	if (p) {
+		for (; *p; p++)
+			fputc(*p == ';' ? ':' : *p, m);
+	} else {
+		fprintf(m, "%s+0x%" PRIx64, f->section, f->section_offset);
+	}
+	/* Kernel frames marked as stackcollapse-perf.pl --kernel does. */
+	if (!f->user && f->module)
+		fputs("_[k]", m);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int do_script(int argc, char **argv)
+{
+	enum { OPT_NS = 0x300 };
+	static const struct option opts[] = {
+		RESOLVER_LONG_OPTIONS,
+		{ "ns",		no_argument, NULL, OPT_NS },
+		{ "folded",	no_argument, NULL, 'F' },
+		{ "quiet",	no_argument, NULL, 'q' },
+		{ "help",	no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct resolver_args args = { 0 };
+	struct sample_walk *w = NULL;
+	struct folded fold = { 0 };
+	bool ns = false, folded = false;
+	char *line = NULL, **keys = NULL;
+	size_t line_len = 0, i, n;
+	struct sample s;
+	int opt, ret, err;
+
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+" RESOLVER_SHORT_OPTIONS "Fqh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			script_usage(stdout);
+			return SECMAP_EXIT_OK;
+		case OPT_NS:
+			ns = true;
+			continue;
+		case 'F':
+			folded = true;
+			continue;
+		case 'q':
+			args.quiet = true;
+			continue;
+		}
+		ret = resolver_option(&args, opt, optarg);
+		if (ret > 0)
+			goto out;
+		if (ret < 0) {
+			ret = resolver_option_error("script", argv, script_usage);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		ret = unexpected_argument("script", argv[optind], script_usage);
+		goto out;
+	}
+	ret = sample_walk_open(&args, true, &w);
+	if (!w)
+		goto out;
+	while ((err = sample_walk_next(w, &s)) == 1) {
+		FILE *m;
+
+		if (!folded) {
+			print_sample(stdout, &s, sample_walk_event_name(w, s.event), ns);
+			continue;
+		}
+		m = open_memstream(&line, &line_len);
+		if (!m)
+			goto nomem;
+		fputs(s.comm, m);
+		/* Outermost first. */
+		if (s.nr_chain) {
+			for (i = s.nr_chain; i-- > 0;) {
+				fputc(';', m);
+				fold_frame(m, &s.chain[i]);
+			}
+		} else {
+			fputc(';', m);
+			fold_frame(m, &s.frame);
+		}
+		if (fclose(m) || folded_add(&fold, line, line_len))
+			goto nomem;
+	}
+	if (err < 0) {
+		ret = -err;
+		goto out;
+	}
+	if (folded) {
+		keys = malloc((fold.nr + 1) * sizeof(*keys));
+		if (!keys)
+			goto nomem;
+		for (i = 0, n = 0; i < fold.size; i++)
+			if (fold.keys[i])
+				keys[n++] = fold.keys[i];
+		qsort(keys, n, sizeof(*keys), cmp_str);
+		/* Counts by key: look each up again (output is sorted, as flamegraph.pl likes). */
+		for (i = 0; i < n; i++) {
+			size_t j = fnv(keys[i], strlen(keys[i])) & (fold.size - 1);
+
+			while (fold.keys[j] != keys[i])
+				j = (j + 1) & (fold.size - 1);
+			printf("%s %" PRIu64 "\n", keys[i], fold.counts[j]);
+		}
+	}
+	if (flush_output(stdout)) {
+		p_err("cannot write output: %s", strerror(errno ? errno : EIO));
+		ret = SECMAP_EXIT_FAILURE;
+		goto out;
+	}
+	ret = sample_walk_status(w);
+out:
+	sample_walk_close(w);
+	for (i = 0; i < fold.size; i++)
+		free(fold.keys[i]);
+	free(fold.keys);
+	free(fold.counts);
+	free(keys);
+	free(line);
+	resolver_args_free(&args);
+	return ret;
+nomem:
+	p_err("script: out of memory");
+	ret = SECMAP_EXIT_FAILURE;
+	goto out;
+}
