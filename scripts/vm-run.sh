@@ -197,6 +197,10 @@ tap=$vm/results.tap
 		python3 "$top/scripts/check-recording.py" "$vm/out" "$build/kernels/$tag" "$tag" \
 			"$build/guest/secmap" 2>"$vm/check-recording.err" || [ $? -eq 3 ] ||
 			echo "not ok - $tag: recording checker finished (see $vm/check-recording.err)"
+		# The resolver against the kernel's own addresses and perf's tracepoints.
+		python3 "$top/scripts/check-resolution.py" "$vm/out" "$build/kernels/$tag" "$tag" \
+			"$build/guest/secmap" 2>"$vm/check-resolution.err" || [ $? -eq 3 ] ||
+			echo "not ok - $tag: resolution checker finished (see $vm/check-resolution.err)"
 	fi
 	bad=$(grep -nE 'Oops|BUG:|WARNING:|KASAN|Call Trace|general protection|kernel BUG|UBSAN' \
 		"$vm/console.log" | head -n 5 || true)

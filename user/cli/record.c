@@ -666,6 +666,12 @@ static int record_start(struct recorder *r, int fd)
 	err = secmap_writer_new(fd, SECMAP_FILE_F_SYSFS_ONLY, &r->w);
 	if (!err)
 		err = secmap_snapshot_from_sysfs(NULL, &snap);
+	/* A kernel without module support: its identity and symbols are all there is. */
+	if (err == -ENOENT && access("/proc/modules", F_OK) && errno == ENOENT) {
+		fprintf(stderr, "Warning: this kernel has no module support (no /proc/modules): "
+			"recording the kernel's identity and symbols only\n");
+		err = 0;
+	}
 	if (!err)
 		err = write_kernel(r, 0, 0);
 	if (!err)
