@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the recording reader: any bytes, as a buffer and as
+ * libFuzzer target for the recording reader, and the resolver built from
+ * what it reads: any bytes, as a buffer and as
  * a file (which also takes the perf.data path: a file with perf's magic is
  * looked into for an injected recording). Every record handed out must be
  * within the input and its strings terminated; the sanitizers check the rest.
@@ -44,6 +45,42 @@ static void drain(struct secmap_reader *r)
 	(void)secmap_reader_skipped(r);
 }
 
+/* The resolver over whatever records the reader hands out, then lookups. */
+static void resolve_all(const uint8_t *data, size_t size)
+{
+	struct secmap_resolver_opts opts = { .no_ko = true };
+	struct secmap_resolution out;
+	struct secmap_resolver *res;
+	struct secmap_reader *r;
+	struct secmap_record rec;
+	uint64_t addr = 0xffffffffc0000000ull;
+	int i;
+
+	if (secmap_reader_from_buffer(data, size, &r))
+		return;
+	if (secmap_resolver_new(&opts, &res)) {
+		secmap_reader_free(r);
+		return;
+	}
+	while (secmap_reader_next(r, &rec) == 1) {
+		if (secmap_resolver_add(res, &rec))
+			break;
+		/* Probe where the records say things are. */
+		if (rec.type == SECMAP_REC_SEC_MAP)
+			addr = rec.start + rec.len / 2;
+	}
+	if (!secmap_resolver_finish(res)) {
+		for (i = -2; i <= 2; i++) {
+			if (!secmap_resolve(res, addr + i * 4096, SECMAP_TIME_ANY, &out) && out.module)
+				sink += strlen(out.module);
+			if (!secmap_resolve(res, addr + i, (uint64_t)i * 1000, &out) && out.section)
+				sink += strlen(out.section);
+		}
+	}
+	secmap_resolver_free(res);
+	secmap_reader_free(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct secmap_reader *r;
@@ -54,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		drain(r);
 		secmap_reader_free(r);
 	}
+	resolve_all(data, size);
 	(void)secmap_data_validate(data, size);
 
 	fd = memfd_create("secmap-fuzz", MFD_CLOEXEC);

@@ -124,9 +124,12 @@ struct pd_id {
 	size_t event;
 };
 
+#define RELEASE_STEP	(8u << 20)
+
 struct secmap_perf_data {
 	const uint8_t *map;
 	size_t map_len;
+	uint64_t released;		/* pages before this were handed back */
 	uint64_t pos, data_end;		/* the next record in the file; the data's end */
 	uint64_t offset;		/* of the record last returned (or the bad one) */
 	struct pd_event *events;
@@ -450,6 +453,8 @@ SECMAP_EXPORT int secmap_perf_data_open(const char *path, struct secmap_perf_dat
 		err = -errno;
 		goto out;
 	}
+	/* Read once, front to back: let the kernel read ahead. */
+	madvise(map, (size_t)pf.file_size, MADV_SEQUENTIAL);
 	pd->map = map;
 	pd->map_len = (size_t)pf.file_size;
 	pd->pos = pf.data.offset;
@@ -839,6 +844,22 @@ static int decompress(struct secmap_perf_data *pd, const uint8_t *in, size_t len
 }
 
 /* The next record of the file or of the decompressed stream, copied to pd->rec. */
+/*
+ * Records are copied out of the mapping, so what lies behind the read
+ * position is never looked at again: hand it back every few MiB, so that a
+ * perf.data of any size costs little resident memory (its pages would
+ * otherwise stay mapped until close).
+ */
+static void release_behind(struct secmap_perf_data *pd)
+{
+	uint64_t page = 4096, upto = pd->pos & ~(page - 1);
+
+	if (upto - pd->released < RELEASE_STEP)
+		return;
+	madvise((void *)(pd->map + pd->released), (size_t)(upto - pd->released), MADV_DONTNEED);
+	pd->released = upto;
+}
+
 static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 {
 	const uint8_t *p;
@@ -877,6 +898,7 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 			return avail ? -EBADMSG : 0;
 		}
 		pd->offset = pd->pos;
+		release_behind(pd);
 		if (pd->data_end - pd->pos < 8)
 			return -EBADMSG;
 		p = pd->map + pd->pos;

@@ -781,10 +781,13 @@ static bool is_text_type(char t)
 /* kallsyms lines: "ffffffff81000000 T _text"; the recorder keeps the core's. */
 static int parse_kallsyms(struct secmap_resolver *res)
 {
-	char *p = res->kallsyms, *end = p + res->kallsyms_len, *nl, *name;
+	char *p = res->kallsyms, *end, *nl, *name;
 	size_t cap = 0;
 	uint64_t addr;
 
+	if (!p)
+		return 0;	/* recorded without kernel symbols */
+	end = p + res->kallsyms_len;
 	while (p < end) {
 		nl = memchr(p, '\n', end - p);
 		if (!nl)
