@@ -53,6 +53,7 @@ check:
 
 bench: guest
 	$(MAKE) -C user OUTPUT=$(BUILD)/bench-host/ bench
+	bash scripts/bench-report.sh $(BUILD)/bench-host/secmap $(BUILD)/bench-host/report 12
 	mkdir -p $(BUILD)/guest/bench
 	$(MAKE) -C selftests/secmap OUTPUT=$(BUILD)/guest/bench/ LIBSECMAP=$(BUILD)/guest/libsecmap.a bench
 	@for k in $(BENCH_KERNELS); do \

@@ -79,9 +79,12 @@ check "record: perf script reads perf.data" [ -s "$out/perf-script.txt" ]
 # For the resolver's ground truth on the host: the module events, stock
 # perf's own attribution of the module samples (live kallsyms here), and
 # both reports side by side in the log.
-# Stock perf at its best: kernel symbols readable (kptr_restrict 0) while it reports.
+# Stock perf at its best: kernel symbols readable (kptr_restrict 0) while it
+# reports, and the module's .ko where it looks for module files.
 kptr=$(cat /proc/sys/kernel/kptr_restrict)
 echo 0 >/proc/sys/kernel/kptr_restrict
+mkdir -p "/lib/modules/$(uname -r)/extra"
+cp "$mods/secmap_test_burn.ko" "/lib/modules/$(uname -r)/extra/"
 perf script -i "$tmp/perf.data" -F event,time,trace --ns 2>/dev/null |
 	grep -E 'module_(load|free)' >"$out/modev.txt"
 perf script -i "$tmp/perf.data" -F event,time,ip,sym --ns 2>/dev/null |
@@ -97,6 +100,7 @@ check "record: secmap report reads the injected perf.data" [ $? -eq 0 ]
 perf report -i "$tmp/perf.data" --stdio --sort dso,sym 2>/dev/null |
 	grep -E 'secmap_test_burn|^# Samples|^$' | head -40 >"$out/perf-report.txt"
 echo "$kptr" >/proc/sys/kernel/kptr_restrict
+rm "/lib/modules/$(uname -r)/extra/secmap_test_burn.ko"
 secmap show -j -i "$tmp/perf.data" | cmp -s - "$out/rec.jsonl"
 check "record: --inject embedded the recording into perf.data, reading the same" [ $? -eq 0 ]
 # Injecting again replaces it: the file does not grow.

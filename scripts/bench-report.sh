@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench, on the host: `secmap report --stdio` against `perf report
+# --stdio --sort dso,sym` on the same perf.data of at least a million
+# samples, in the same run: wall time and peak RSS of each (best of RUNS),
+# and the ratios. The file is recorded here with the host's perf (cpu-clock
+# every 10 us on every CPU) next to a secmap recording of this kernel.
+#
+#   bench-report.sh SECMAP OUTDIR [SECONDS] [RUNS]
+set -euo pipefail
+
+secmap=${1:?usage: bench-report.sh SECMAP OUTDIR [SECONDS] [RUNS]}
+out=${2:?usage: bench-report.sh SECMAP OUTDIR [SECONDS] [RUNS]}
+seconds=${3:-6}
+runs=${4:-3}
+cache=${SECMAP_CACHE:-/var/cache/secmap}
+perf=$(cat "$cache/perf/host" 2>/dev/null || command -v perf)
+mkdir -p "$out"
+cd "$out"
+
+"$secmap" record -q -o rec.data -- true 2>/dev/null
+"$perf" record -q -e cpu-clock -c 10000 -a -o big.data -- sleep "$seconds" 2>/dev/null
+samples=$("$secmap" report -j -i big.data -m rec.data -q | python3 -c '
+import json, sys
+print(sum(e["samples"] for e in json.load(sys.stdin)["events"]))')
+echo "bench report: $(du -m big.data | cut -f1) MB perf.data, $samples samples"
+[ "$samples" -ge 1000000 ] || echo "bench report: fewer than a million samples: raise SECONDS"
+
+# best WALL_S MAXRSS_KB of RUNS runs of the command
+best() {
+	local i w r bw= br=
+	for ((i = 0; i < runs; i++)); do
+		/usr/bin/time -f '%e %M' -o t.txt "$@" >/dev/null 2>&1
+		read -r w r <t.txt
+		if [ -z "$bw" ] || awk -v a="$w" -v b="$bw" 'BEGIN { exit !(a < b) }'; then bw=$w; fi
+		if [ -z "$br" ] || [ "$r" -lt "$br" ]; then br=$r; fi
+	done
+	echo "$bw $br"
+}
+read -r sw sr < <(best "$secmap" report --stdio -q -i big.data -m rec.data)
+read -r pw pr < <(best "$perf" report --stdio --sort dso,sym -i big.data)
+echo "bench report: secmap report --stdio           $sw s, peak RSS $((sr / 1024)) MB"
+echo "bench report: perf report --stdio --sort dso,sym $pw s, peak RSS $((pr / 1024)) MB"
+echo "bench report: secmap is $(awk -v a="$pw" -v b="$sw" 'BEGIN { printf "%.1f", a / b }')x faster" \
+	"and uses $(awk -v a="$pr" -v b="$sr" 'BEGIN { printf "%.1f", a / b }')x less memory (goal: 10x both)"
+rm -f big.data
