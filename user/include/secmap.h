@@ -421,6 +421,13 @@ int secmap_resolver_load(struct secmap_resolver *res, const char *path);
 /* 0 and *@out, or -ENOENT: in no module and not in the core kernel's text. */
 int secmap_resolve(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
 		   struct secmap_resolution *out);
+/*
+ * secmap_resolve() of @n addresses (at @times, or any time if NULL) into
+ * @out[i], its return value in @ret[i]: faster than one by one, as the
+ * memory of lookups to come is fetched while earlier ones are answered.
+ */
+void secmap_resolve_many(const struct secmap_resolver *res, const uint64_t *addrs,
+			 const uint64_t *times, size_t n, struct secmap_resolution *out, int *ret);
 
 /*
  * The module builds the recording names, and what became of their .ko:
