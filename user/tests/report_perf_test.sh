@@ -78,7 +78,7 @@ variant() {
 		perf_user "$f" >perf.all
 		grep '(/tmp/perf-[0-9]*\.map)$' perf.all | cut -d' ' -f1-3 >jit.keys
 		grep -v '(/tmp/perf-[0-9]*\.map)$' perf.all >perf.u
-		ours_user "$f" | awk 'NR == FNR { jit[$0] = 1; next }
+		ours_user "$f" | awk 'FILENAME == ARGV[1] { jit[$0] = 1; next }
 			!(($1 " " $2 " " $3) in jit)' jit.keys - >ours.u
 		check "report: $name: the same file for all $(wc -l <perf.u) user samples as perf script" \
 			cmp -s perf.u ours.u
