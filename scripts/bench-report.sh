@@ -4,7 +4,8 @@
 # --stdio --sort dso,sym` on the same perf.data of at least a million
 # samples, in the same run: wall time and peak RSS of each (best of RUNS),
 # and the ratios. The file is recorded here with the host's perf (cpu-clock
-# every 10 us on every CPU) next to a secmap recording of this kernel.
+# every 10 us on every CPU, kept busy by shell loops) next to a secmap
+# recording of this kernel.
 #
 #   bench-report.sh SECMAP OUTDIR [SECONDS] [RUNS]
 set -euo pipefail
@@ -19,7 +20,10 @@ mkdir -p "$out"
 cd "$out"
 
 "$secmap" record -q -o rec.data -- true 2>/dev/null
-"$perf" record -q -e cpu-clock -c 10000 -a -o big.data -- sleep "$seconds" 2>/dev/null
+# Busy CPUs: an idle one takes no cpu-clock samples.
+"$perf" record -q -e cpu-clock -c 10000 -a -o big.data -- sh -c '
+	for cpu in $(seq "$(nproc)"); do timeout "$1" sh -c "while :; do :; done" & done
+	wait' sh "$seconds" 2>/dev/null
 samples=$("$secmap" report -j -i big.data -m rec.data -q | python3 -c '
 import json, sys
 print(sum(e["samples"] for e in json.load(sys.stdin)["events"]))')

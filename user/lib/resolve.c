@@ -782,6 +782,7 @@ static bool is_text_type(char t)
 static int parse_kallsyms(struct secmap_resolver *res)
 {
 	char *p = res->kallsyms, *end, *nl, *name;
+	bool sorted = true;
 	size_t cap = 0;
 	uint64_t addr;
 
@@ -793,7 +794,18 @@ static int parse_kallsyms(struct secmap_resolver *res)
 		if (!nl)
 			nl = end;
 		*nl = '\0';
-		addr = strtoull(p, &name, 16);
+		/* Hex by hand: ~150 000 lines, strtoull's locale handling shows. */
+		for (addr = 0, name = p; name < nl && name - p < 16; name++) {
+			unsigned int d = (unsigned int)*name;
+
+			if (d - '0' < 10)
+				d -= '0';
+			else if ((d | 0x20) - 'a' < 6)
+				d = (d | 0x20) - 'a' + 10;
+			else
+				break;
+			addr = addr << 4 | d;
+		}
 		if (name > p && name[0] == ' ' && name[1] && name[2] == ' ' && name[3] &&
 		    !strchr(name + 3, '\t') && addr) {
 			if (is_text_type(name[1])) {
@@ -806,6 +818,8 @@ static int parse_kallsyms(struct secmap_resolver *res)
 						return -ENOMEM;
 					res->ksyms = k;
 				}
+				if (res->nr_ksyms && res->ksyms[res->nr_ksyms - 1].addr > addr)
+					sorted = false;
 				res->ksyms[res->nr_ksyms].addr = addr;
 				res->ksyms[res->nr_ksyms].name = name + 3;
 				res->nr_ksyms++;
@@ -813,7 +827,8 @@ static int parse_kallsyms(struct secmap_resolver *res)
 		}
 		p = nl + 1;
 	}
-	if (res->nr_ksyms)
+	/* /proc/kallsyms lists the core in address order, mostly: sort only if not. */
+	if (res->nr_ksyms && !sorted)
 		qsort(res->ksyms, res->nr_ksyms, sizeof(*res->ksyms), cmp_ksym);
 	/*
 	 * Core text runs to a page after the last text symbol: past _etext
