@@ -36,15 +36,23 @@ struct interned {
 
 struct user_map {
 	uint64_t start, end;
+	uint64_t time;		/* when it was mapped (0: unknown, before all) */
 	const char *path;
+};
+
+struct comm_at {
+	uint64_t time;
+	const char *comm;
 };
 
 /* A process: its comm and its file mappings, latest last. */
 struct task {
 	int32_t pid;
-	const char *comm;
-	struct user_map *maps;
+	const char *comm;		/* the first; non-NULL marks the slot used */
+	struct user_map *maps;		/* by time */
 	size_t nr_maps;
+	struct comm_at *comms;		/* by time */
+	size_t nr_comms;
 };
 
 struct sample_walk {
@@ -156,24 +164,115 @@ static int add_user_map(struct sample_walk *w, const struct secmap_perf_record *
 	t->maps = maps;
 	maps[t->nr_maps].start = rec->start;
 	maps[t->nr_maps].end = rec->start + rec->len;
+	maps[t->nr_maps].time = rec->fields & SAMPLE_TIME ? rec->time : 0;
 	maps[t->nr_maps].path = path;
 	t->nr_maps++;
 	return 0;
 }
 
-static void resolve_user(struct sample_walk *w, int32_t pid, uint64_t ip, struct frame *f)
+static int add_comm(struct sample_walk *w, const struct secmap_perf_record *rec)
+{
+	struct task *t = find_task(w, rec->pid, true);
+	struct comm_at *c;
+	const char *comm = intern(&w->strings, rec->comm);
+
+	if (!t || !comm)
+		return -ENOMEM;
+	c = realloc(t->comms, (t->nr_comms + 1) * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	t->comms = c;
+	c[t->nr_comms].time = rec->fields & SAMPLE_TIME ? rec->time : 0;
+	c[t->nr_comms].comm = comm;
+	t->nr_comms++;
+	return 0;
+}
+
+static int cmp_map_time(const void *a, const void *b)
+{
+	const struct user_map *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static int cmp_comm_time(const void *a, const void *b)
+{
+	const struct comm_at *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/*
+ * Every MMAP and COMM first: perf writes each CPU's buffer in turn, so a
+ * task's mmap can come in the file after its samples taken on another CPU
+ * (perf script sorts by time; this keeps the file's order), and the map
+ * valid at a sample's time is what names its file.
+ */
+static int prescan(struct sample_walk *w)
+{
+	struct secmap_perf_record rec;
+	struct secmap_perf_data *pd;
+	size_t i;
+	int ret, err = 0;
+
+	ret = secmap_perf_data_open(w->input, &pd);
+	if (ret)
+		return ret;
+	while (!err && (ret = secmap_perf_data_next(pd, &rec)) == 1) {
+		if (rec.kind == SECMAP_PERF_REC_MMAP || rec.kind == SECMAP_PERF_REC_MMAP2)
+			err = add_user_map(w, &rec);
+		else if (rec.kind == SECMAP_PERF_REC_COMM)
+			err = add_comm(w, &rec);
+	}
+	secmap_perf_data_close(pd);
+	/* A corrupt record shows in the main pass, where its samples are. */
+	for (i = 0; !err && i < w->tasks_size; i++) {
+		struct task *t = &w->tasks[i];
+
+		/* Equal times (synthesized at start: 0) keep no order: they do not overlap. */
+		if (t->nr_maps > 1)
+			qsort(t->maps, t->nr_maps, sizeof(*t->maps), cmp_map_time);
+		if (t->nr_comms > 1)
+			qsort(t->comms, t->nr_comms, sizeof(*t->comms), cmp_comm_time);
+	}
+	return err;
+}
+
+/* @t's comm at @time: the last one set at or before it, else its first. */
+static const char *comm_at(const struct task *t, uint64_t time)
+{
+	size_t i;
+
+	for (i = t->nr_comms; i-- > 0;)
+		if (t->comms[i].time <= time)
+			return t->comms[i].comm;
+	return t->nr_comms ? t->comms[0].comm : NULL;
+}
+
+/* The file mapped at @ip in @pid at @time: the latest mapping then, else any. */
+static void resolve_user(struct sample_walk *w, int32_t pid, uint64_t ip, uint64_t time,
+			 struct frame *f)
 {
 	struct task *t = find_task(w, pid, false);
+	const struct user_map *any = NULL;
 	size_t i;
 
 	f->user = true;
 	f->dso = "[unknown]";
 	for (i = t ? t->nr_maps : 0; i-- > 0;) {
-		if (t->maps[i].start <= ip && ip < t->maps[i].end) {
-			f->module = t->maps[i].path;
-			f->dso = t->maps[i].path;
-			return;
+		const struct user_map *m = &t->maps[i];
+
+		if (m->start > ip || ip >= m->end)
+			continue;
+		if (time == SECMAP_TIME_ANY || m->time <= time) {
+			any = m;
+			break;
 		}
+		any = m;
+	}
+	if (any) {
+		f->module = any->path;
+		f->dso = any->path;
 	}
 }
 
@@ -207,7 +306,7 @@ static int resolve_frame(struct sample_walk *w, int32_t pid, uint64_t ip, uint64
 	f->ip = ip;
 	if (kernel)
 		return resolve_kernel(w, ip, time, f);
-	resolve_user(w, pid, ip, f);
+	resolve_user(w, pid, ip, time, f);
 	return 0;
 }
 
@@ -256,6 +355,12 @@ int sample_walk_open(const struct resolver_args *args, bool want_chain, struct s
 		sample_walk_close(w);
 		return SECMAP_EXIT_BAD_INPUT;
 	}
+	err = prescan(w);
+	if (err == -ENOMEM) {
+		p_err("out of memory");
+		sample_walk_close(w);
+		return SECMAP_EXIT_FAILURE;
+	}
 	if (!a.map)
 		a.map = w->input;
 	w->status = resolver_open(&a, &w->res);
@@ -275,21 +380,10 @@ int sample_walk_next(struct sample_walk *w, struct sample *s)
 	size_t i, n;
 	uint64_t time;
 	bool kernel;
-	int ret, err;
+	int ret;
 
 	while ((ret = secmap_perf_data_next(w->pd, &rec)) == 1) {
 		switch (rec.kind) {
-		case SECMAP_PERF_REC_MMAP:
-		case SECMAP_PERF_REC_MMAP2:
-			err = add_user_map(w, &rec);
-			if (err)
-				goto nomem;
-			continue;
-		case SECMAP_PERF_REC_COMM:
-			t = find_task(w, rec.pid, true);
-			if (!t || !(t->comm = intern(&w->strings, rec.comm)))
-				goto nomem;
-			continue;
 		case SECMAP_PERF_REC_SAMPLE:
 			break;
 		default:
@@ -304,10 +398,12 @@ int sample_walk_next(struct sample_walk *w, struct sample *s)
 		s->has_time = rec.fields & SAMPLE_TIME;
 		s->time = rec.time;
 		s->period = rec.fields & SAMPLE_PERIOD ? rec.period : 1;
-		t = rec.fields & SAMPLE_TID ? find_task(w, rec.pid, false) : NULL;
-		/* The idle task never has a COMM record; perf calls it swapper. */
-		s->comm = t && t->comm ? t->comm : rec.pid == 0 ? "swapper" : ":unknown";
 		time = s->has_time ? rec.time : SECMAP_TIME_ANY;
+		t = rec.fields & SAMPLE_TID ? find_task(w, rec.pid, false) : NULL;
+		s->comm = t ? comm_at(t, time) : NULL;
+		/* The idle task never has a COMM record; perf calls it swapper. */
+		if (!s->comm)
+			s->comm = rec.pid == 0 ? "swapper" : ":unknown";
 		kernel = rec.cpumode == CPUMODE_KERNEL;
 		if (rec.cpumode == CPUMODE_KERNEL || rec.cpumode == CPUMODE_USER) {
 			if (resolve_frame(w, rec.pid, rec.ip, time, kernel, &s->frame))
@@ -389,8 +485,10 @@ void sample_walk_close(struct sample_walk *w)
 	for (i = 0; i < w->strings.size; i++)
 		free(w->strings.slots[i]);
 	free(w->strings.slots);
-	for (i = 0; i < w->tasks_size; i++)
+	for (i = 0; i < w->tasks_size; i++) {
 		free(w->tasks[i].maps);
+		free(w->tasks[i].comms);
+	}
 	free(w->tasks);
 	free(w->chain);
 	free(w);

@@ -33,23 +33,7 @@ else
 	tmp=$(mktemp -d)
 fi
 
-# perf_in WHICH ARGS...: WHICH (host or sid) perf, run in $tmp. sid's runs
-# chrooted in a private mount namespace with /proc and /sys of its own
-# (perf 7 finds software events through sysfs): nothing is mounted for the
-# rest of the system, and the mounts go with the namespace.
-perf_in() {
-	local which=$1
-
-	shift
-	if [ "$which" = host ]; then
-		(cd "$tmp" && exec "$host_perf" "$@")
-	else
-		unshare --mount --fork sh -c 'root=$1; dir=$2; shift 2
-			mount --rbind /sys "$root/sys" && mount -t proc proc "$root/proc" &&
-			exec chroot "$root" sh -c "cd \"\$0\" && exec \"\$@\"" "$dir" "$@"' \
-			sh "$sid_root" "${tmp#"$sid_root"}" "$sid_perf" "$@"
-	fi
-}
+. "$(dirname "$0")/perf_in.sh"
 
 # perf script's lines as "EVENT IP TID TIME_NS CPU PERIOD", a callchain
 # (one "\tADDR" line per entry) joined with commas in place of IP.

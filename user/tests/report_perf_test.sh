@@ -4,7 +4,8 @@
 # perf script on the same files: as many samples per event, the same
 # kernel symbol (with offset) for every kernel sample (the recording's
 # kallsyms against perf's reading of /proc/kallsyms), the same mapped file
-# for every user sample; plain, -g, -z, two events, -k CLOCK_MONOTONIC.
+# for every user sample; plain, -g, -z, two events, -k CLOCK_MONOTONIC; by
+# perf 6.1 and, where the sid build root has it, by perf 7.x.
 # This host has no module support: module samples are the VM lane's
 # (scripts/check-resolution.py). Then bad input. TAP; exits 1 on failure.
 # Needs root (perf record -a).
@@ -14,10 +15,22 @@ set -u
 
 secmap=${1:?usage: $0 SECMAP_BINARY}
 cache=${SECMAP_CACHE:-/var/cache/secmap}
-perf=$(cat "$cache/perf/host" 2>/dev/null || command -v perf)
-tmp=$(mktemp -d)
+sid_root=$cache/sid-root
+host_perf=$(cat "$cache/perf/host" 2>/dev/null || command -v perf)
+sid_perf=$(cat "$cache/perf/sid" 2>/dev/null || echo /usr/bin/perf)
+perf=$host_perf
+# Under the sid root when there is one, so that its perf 7.x sees the files.
+if [ "$(id -u)" -eq 0 ] && [ -x "$sid_root$sid_perf" ] && [ -d "$sid_root/tmp" ] &&
+	command -v unshare >/dev/null; then
+	tmp=$(mktemp -d "$sid_root/tmp/secmap-report.XXXXXX")
+	perfs="host sid"
+else
+	tmp=$(mktemp -d)
+	perfs=host
+fi
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/../../scripts/tap.sh"
+. "$(dirname "$0")/perf_in.sh"
 
 if [ "$(id -u)" -ne 0 ] || ! "$perf" record -q -e cpu-clock -a -o "$tmp/probe.data" -- true \
 	>/dev/null 2>&1; then
@@ -27,8 +40,7 @@ fi
 cd "$tmp" || exit 1
 "$secmap" record -q -o rec.data -- true 2>/dev/null
 check "report: a recording of this kernel (identity and symbols)" [ -s rec.data ]
-work() { i=0; while [ $i -lt 30000 ]; do i=$((i + 1)); done; }
-export -f work 2>/dev/null
+work='i=0; while [ $i -lt 30000 ]; do i=$((i + 1)); done'
 
 both_same() { [ "$1" -gt 0 ] && cmp -s "$2" "$3"; }
 # status_and_line STATUS FILE PATTERN: the last command's status was STATUS,
@@ -38,7 +50,7 @@ status_and_line() { [ "$last" -eq "$1" ] && [ "$(wc -l <"$2")" -eq 1 ] && grep -
 # "time ip sym+off" of kernel samples and "time ip dso" of user ones, from
 # perf script (-F, the fields given) and from secmap script (its default layout).
 perf_kernel() {
-	"$perf" script -i "$1" -F event,time,ip,sym,symoff,dso --ns 2>/dev/null |
+	perf_in "$which" script -i "${1##*/}" -F event,time,ip,sym,symoff,dso --ns 2>/dev/null |
 		awk '$NF == "([kernel.kallsyms])" { sub(/:$/, "", $1); sub(/:$/, "", $2); print $2, $1, $3, $4 }' | sort
 }
 ours_kernel() {
@@ -46,7 +58,7 @@ ours_kernel() {
 		awk '$NF == "([kernel.kallsyms])" { sub(/:$/, "", $4); sub(/:$/, "", $6); print $6, $4, $7, $8 }' | sort
 }
 perf_user() {
-	"$perf" script -i "$1" -F event,time,ip,dso --ns 2>/dev/null |
+	perf_in "$which" script -i "${1##*/}" -F event,time,ip,dso --ns 2>/dev/null |
 		awk '$NF ~ /^\(\// { sub(/:$/, "", $1); sub(/:$/, "", $2); print $2, $1, $3, $NF }' | sort
 }
 ours_user() {
@@ -57,10 +69,11 @@ count_events() {
 	awk '{ n[$1]++ } END { for (e in n) print e, n[e] }' | sort
 }
 
+# variant NAME PERF_RECORD_ARGS...: recorded and read by $which perf.
 variant() {
-	local name=$1 f=$tmp/$1.data cnt
+	local name=$which-$1 f=$tmp/$which-$1.data cnt
 	shift
-	"$perf" record -q "$@" -a -o "$f" -- bash -c work >/dev/null 2>&1
+	perf_in "$which" record -q "$@" -a -o "${f##*/}" -- bash -c "$work" >/dev/null 2>&1
 	if [ ! -s "$f" ]; then
 		not_ok "report: $name: perf record wrote $f"
 		return
@@ -84,7 +97,8 @@ variant() {
 			cmp -s perf.u ours.u
 		cmp -s perf.u ours.u || diff perf.u ours.u | head -4 | sed 's/^/# /'
 	fi
-	"$perf" script -i "$f" -F event --ns 2>/dev/null | sed 's/: *$//; s/^ *//' | count_events >perf.n
+	perf_in "$which" script -i "${f##*/}" -F event --ns 2>/dev/null | sed 's/: *$//; s/^ *//' |
+		count_events >perf.n
 	"$secmap" report -j -i "$f" -m rec.data 2>/dev/null | python3 -c '
 import json, sys
 for e in json.load(sys.stdin)["events"]:
@@ -95,11 +109,14 @@ for e in json.load(sys.stdin)["events"]:
 		cmp -s perf.n ours.n
 	cmp -s perf.n ours.n || { sed 's/^/# perf: /' perf.n; sed 's/^/# ours: /' ours.n; }
 }
-variant plain -e cpu-clock
-CHAIN=1 variant callchain -g -e cpu-clock
-variant compressed -z -e cpu-clock
-variant two-events -e cpu-clock -e task-clock
-variant monotonic -k CLOCK_MONOTONIC -e cpu-clock
+for which in $perfs; do
+	variant plain -e cpu-clock
+	CHAIN=1 variant callchain -g -e cpu-clock
+	variant compressed -z -e cpu-clock
+	variant two-events -e cpu-clock -e task-clock
+	variant monotonic -k CLOCK_MONOTONIC -e cpu-clock
+done
+which=host
 
 # -g: every frame of every sample, kernel ones named as perf names them.
 # Samples are keyed by time (perf script sorts them by it; secmap script
@@ -110,28 +127,28 @@ frames() {
 	     { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) key = $i; f = "" }
 	     END { if (key != "") print key f }' | sort
 }
-"$perf" script -i callchain.data 2>/dev/null | frames >perf.g
-"$secmap" script -i callchain.data -m rec.data 2>/dev/null | frames >ours.g
+"$perf" script -i host-callchain.data 2>/dev/null | frames >perf.g
+"$secmap" script -i host-callchain.data -m rec.data 2>/dev/null | frames >ours.g
 check "report: callchain: the same kernel frames, in order, for all $(wc -l <perf.g) samples as perf script" \
 	both_same "$(wc -l <perf.g)" perf.g ours.g
 cmp -s perf.g ours.g || diff perf.g ours.g | head -4 | sed 's/^/# /'
-"$secmap" script --folded -i callchain.data -m rec.data >folded 2>/dev/null
+"$secmap" script --folded -i host-callchain.data -m rec.data >folded 2>/dev/null
 check "report: --folded: counts add up to the samples" \
-	[ "$(awk '{ n += $NF } END { print n }' folded)" -eq "$(awk 'NF == 0' <("$secmap" script -i callchain.data -m rec.data 2>/dev/null) | wc -l)" ]
+	[ "$(awk '{ n += $NF } END { print n }' folded)" -eq "$(awk 'NF == 0' <("$secmap" script -i host-callchain.data -m rec.data 2>/dev/null) | wc -l)" ]
 
 # Bad input: one line on stderr, exit 8; usage: exit 2.
-head -c 3000 plain.data >cut.data
+head -c 3000 host-plain.data >cut.data
 "$secmap" report -i cut.data -m rec.data >/dev/null 2>err; last=$?
 check "report: a truncated perf.data: exit 8, one line" status_and_line 8 err cut.data
-"$secmap" report -i plain.data >/dev/null 2>err; last=$?
+"$secmap" report -i host-plain.data >/dev/null 2>err; last=$?
 check "report: perf.data without a recording and no -m: exit 8, says so" \
 	status_and_line 8 err "holds no secmap recording"
 echo text >text.data
 "$secmap" script -i text.data -m rec.data >/dev/null 2>err; last=$?
 check "report: script of a text file: exit 8, one line" status_and_line 8 err text.data
-"$secmap" report -i plain.data -m rec.data --sort nonsense >/dev/null 2>err; last=$?
+"$secmap" report -i host-plain.data -m rec.data --sort nonsense >/dev/null 2>err; last=$?
 check "report: --sort nonsense: exit 2, one line" status_and_line 2 err sort
-cp plain.data before.data
-"$secmap" report -i plain.data -m rec.data >/dev/null 2>&1
-check "report: the input is left as it was" cmp -s plain.data before.data
+cp host-plain.data before.data
+"$secmap" report -i host-plain.data -m rec.data >/dev/null 2>&1
+check "report: the input is left as it was" cmp -s host-plain.data before.data
 tap_done
