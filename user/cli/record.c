@@ -605,7 +605,8 @@ static void summary(const struct recorder *r, uint64_t bytes)
 {
 	struct json_out *o;
 
-	if (r->quiet)
+	/* -q silences the human summary; asked-for JSON is still printed. */
+	if (r->quiet && !json_output)
 		return;
 	if (json_output) {
 		/* CPU time: ours against COMMAND's (perf's), for make bench. */
