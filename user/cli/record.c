@@ -56,6 +56,7 @@ struct recorder {
 	uint64_t gap_local, gap_mono;
 	/* For the summary, and the FINISHED record. */
 	uint64_t nr_events, nr_maps, lost;
+	uint64_t flushed_ns;		/* CLOCK_MONOTONIC of the last flush */
 	uint32_t nr_resyncs;
 };
 
@@ -257,7 +258,7 @@ static int write_kernel(struct recorder *r, uint64_t local, uint64_t mono)
 	};
 	int err;
 
-	err = secmap_kernel_info_read(NULL, &ki);
+	err = secmap_kernel_info_read(NULL, r->no_kallsyms ? SECMAP_KERNEL_INFO_NO_SYMBOLS : 0, &ki);
 	if (err)
 		return err;
 	rec.release = ki.release;
@@ -473,6 +474,22 @@ static int handle_signals(int sfd, struct record_run *run)
 	return 0;
 }
 
+/*
+ * Write out at most every half second: a write per event, on a machine
+ * busy loading modules, was most of a recorder's cost. With the poll's
+ * half-second tick, a killed recorder loses less than the last second.
+ */
+static int flush_due(struct recorder *r)
+{
+	uint64_t now;
+
+	now_mono(&now);
+	if (now - r->flushed_ns < 500000000ULL)
+		return 0;
+	r->flushed_ns = now;
+	return secmap_writer_flush(r->w);
+}
+
 static int record_loop(struct recorder *r, int sfd, struct record_run *run)
 {
 	struct pollfd pfd[3];
@@ -487,8 +504,8 @@ static int record_loop(struct recorder *r, int sfd, struct record_run *run)
 		if (r->client)
 			pfd[n++] = (struct pollfd){ .fd = secmap_client_fd(r->client),
 						    .events = POLLIN };
-		/* A tick a second: flush, and retry a reconnection. */
-		ret = poll(pfd, (nfds_t)n, 1000);
+		/* A tick every half second: flush, and retry a reconnection. */
+		ret = poll(pfd, (nfds_t)n, 500);
 		if (ret < 0 && errno != EINTR) {
 			p_err("record: poll: %s", strerror(errno));
 			return -errno;
@@ -501,7 +518,7 @@ static int record_loop(struct recorder *r, int sfd, struct record_run *run)
 		if (!ret && r->in_gap)
 			try_reconnect(r);
 		if (!ret)
-			ret = secmap_writer_flush(r->w);
+			ret = flush_due(r);
 		if (ret) {
 			p_err("record: %s: %s", r->path, secmap_strerror(ret));
 			return ret;

@@ -468,7 +468,9 @@ struct secmap_kernel_info {
 	char *kallsyms;			/* malloc()ed, @kallsyms_len bytes */
 	size_t kallsyms_len;
 };
-int secmap_kernel_info_read(const char *root, struct secmap_kernel_info *info);
+/* Only the identity: /proc/kallsyms is read up to the reference symbol. */
+#define SECMAP_KERNEL_INFO_NO_SYMBOLS	(1u << 0)
+int secmap_kernel_info_read(const char *root, unsigned int flags, struct secmap_kernel_info *info);
 /* Frees what secmap_kernel_info_read() allocated. */
 void secmap_kernel_info_release(struct secmap_kernel_info *info);
 

@@ -78,7 +78,7 @@ static int append_line(struct secmap_kernel_info *info, size_t *cap, const char 
 }
 
 /* "ffffffff81000000 T _text" and, for modules, "... t fn\t[mod]". */
-static int read_kallsyms(const char *root, struct secmap_kernel_info *info)
+static int read_kallsyms(const char *root, unsigned int flags, struct secmap_kernel_info *info)
 {
 	char path[PATH_MAX], *line = NULL, name[128];
 	unsigned long long addr;
@@ -95,8 +95,13 @@ static int read_kallsyms(const char *root, struct secmap_kernel_info *info)
 	if (!f)
 		return errno == ENOENT || errno == EACCES ? 0 : -errno;
 	while ((len = getline(&line, &size, f)) > 0) {
+		/*
+		 * The core's symbols come first, then the modules' ("\t[mod]"),
+		 * then bpf, ftrace and the like, all bracketed: the recording
+		 * maps modules itself, and the kernel need not format the rest.
+		 */
 		if (strchr(line, '['))
-			continue;	/* a module's symbol: the recording maps modules itself */
+			break;
 		if (sscanf(line, "%llx %c %127s", &addr, &type, name) != 3)
 			continue;
 		if (addr)
@@ -111,6 +116,12 @@ static int read_kallsyms(const char *root, struct secmap_kernel_info *info)
 			info->ref_addr = addr;
 			strcpy(info->ref_name, "_stext");
 		}
+		if (flags & SECMAP_KERNEL_INFO_NO_SYMBOLS) {
+			/* _text is the first line: no need for the other 100 000. */
+			if (pri == 2)
+				break;
+			continue;
+		}
 		err = append_line(info, &cap, line, (size_t)len);
 		if (err)
 			break;
@@ -120,6 +131,11 @@ static int read_kallsyms(const char *root, struct secmap_kernel_info *info)
 	if (err)
 		return err;
 	/* Hidden addresses (kptr_restrict, no CAP_SYSLOG) are no symbol table. */
+	if (!nonzero || (flags & SECMAP_KERNEL_INFO_NO_SYMBOLS)) {
+		free(info->kallsyms);
+		info->kallsyms = NULL;
+		info->kallsyms_len = 0;
+	}
 	if (!nonzero) {
 		free(info->kallsyms);
 		info->kallsyms = NULL;
@@ -132,7 +148,8 @@ static int read_kallsyms(const char *root, struct secmap_kernel_info *info)
 	return 0;
 }
 
-SECMAP_EXPORT int secmap_kernel_info_read(const char *root, struct secmap_kernel_info *info)
+SECMAP_EXPORT int secmap_kernel_info_read(const char *root, unsigned int flags,
+				       struct secmap_kernel_info *info)
 {
 	struct utsname uts;
 	int err;
@@ -147,7 +164,7 @@ SECMAP_EXPORT int secmap_kernel_info_read(const char *root, struct secmap_kernel
 	snprintf(info->release, sizeof(info->release), "%s", uts.release);
 	err = read_kernel_build_id(root, info);
 	if (!err)
-		err = read_kallsyms(root, info);
+		err = read_kallsyms(root, flags, info);
 	if (err) {
 		secmap_kernel_info_release(info);
 		return libsecmap_err(err);
