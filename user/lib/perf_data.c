@@ -34,6 +34,7 @@
 /* Record types (enum perf_event_type, enum perf_user_event_type). */
 #define REC_MMAP		1
 #define REC_COMM		3
+#define REC_FORK		7
 #define REC_SAMPLE		9
 #define REC_MMAP2		10
 #define REC_USER_START		64	/* perf's own: no sample_id_all trailer */
@@ -124,7 +125,7 @@ struct pd_id {
 	size_t event;
 };
 
-#define RELEASE_STEP	(8u << 20)
+#define RELEASE_STEP	(1u << 20)
 
 struct secmap_perf_data {
 	const uint8_t *map;
@@ -791,6 +792,18 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 		if (!rec->comm)
 			return -EBADMSG;
 		rec->kind = SECMAP_PERF_REC_COMM;
+		break;
+	case REC_FORK:
+		/* pid, ppid, tid, ptid, time */
+		if (end < 32)
+			return -EBADMSG;
+		pid = get32(p + 8);
+		rec->ppid = (int32_t)get32(p + 12);
+		tid = get32(p + 16);
+		rec->ptid = (int32_t)get32(p + 20);
+		rec->time = get64(p + 24);
+		rec->fields |= S_TIME;
+		rec->kind = SECMAP_PERF_REC_FORK;
 		break;
 	default:
 		return 0;

@@ -103,7 +103,8 @@ struct rs_index {
 
 struct rs_kernel_sym {
 	uint64_t addr;
-	const char *name;	/* into kallsyms text */
+	size_t name_off;	/* into kernel_names, while they grow */
+	const char *name;	/* set by finish() */
 };
 
 struct secmap_resolver {
@@ -132,8 +133,14 @@ struct secmap_resolver {
 	uint64_t snap_at[2];	/* when the gap began (or the resync, if none) */
 	int resync_no;
 
-	char *kallsyms;
-	size_t kallsyms_len;
+	/* kallsyms: read line by line as pieces come; only text symbols kept. */
+	uint64_t kallsyms_len;		/* bytes received: the next piece's offset */
+	char *partial;			/* a line cut between two pieces */
+	size_t partial_len;
+	char *kernel_names;		/* text symbols' names, NUL-separated */
+	size_t kernel_names_len, kernel_names_cap;
+	size_t ksyms_cap;
+	bool ksyms_sorted;
 	struct rs_kernel_sym *ksyms;
 	size_t nr_ksyms;
 	uint64_t kernel_end;
@@ -512,19 +519,112 @@ static int add_event_map(struct secmap_resolver *res, const struct secmap_record
 	return add_map(res, life, rec, at);
 }
 
+static bool is_text_type(char t)
+{
+	return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+/* One kallsyms line, "ffffffff81000000 T _text", @len bytes without its newline. */
+static int kallsyms_line(struct secmap_resolver *res, const char *line, size_t len)
+{
+	const char *end = line + len, *p, *name;
+	size_t name_len;
+	uint64_t addr;
+
+	/* Hex by hand: ~150 000 lines, strtoull's locale handling shows. */
+	for (addr = 0, p = line; p < end && p - line < 16; p++) {
+		unsigned int d = (unsigned int)*p;
+
+		if (d - '0' < 10)
+			d -= '0';
+		else if ((d | 0x20) - 'a' < 6)
+			d = (d | 0x20) - 'a' + 10;
+		else
+			break;
+		addr = addr << 4 | d;
+	}
+	if (p == line || end - p < 4 || p[0] != ' ' || p[2] != ' ' || !addr || !is_text_type(p[1]))
+		return 0;
+	name = p + 3;
+	name_len = (size_t)(end - name);
+	if (memchr(name, '\t', name_len) || memchr(name, '\0', name_len))
+		return 0;	/* a module's ("\t[mod]"), or not a line */
+	if (res->nr_ksyms == res->ksyms_cap) {
+		size_t cap = res->ksyms_cap ? 2 * res->ksyms_cap : 4096;
+		struct rs_kernel_sym *k = realloc(res->ksyms, cap * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		res->ksyms = k;
+		res->ksyms_cap = cap;
+	}
+	if (res->kernel_names_len + name_len + 1 > res->kernel_names_cap) {
+		size_t cap = res->kernel_names_cap ? 2 * res->kernel_names_cap : 65536;
+		char *n;
+
+		while (cap < res->kernel_names_len + name_len + 1)
+			cap *= 2;
+		n = realloc(res->kernel_names, cap);
+		if (!n)
+			return -ENOMEM;
+		res->kernel_names = n;
+		res->kernel_names_cap = cap;
+	}
+	if (res->nr_ksyms && res->ksyms[res->nr_ksyms - 1].addr > addr)
+		res->ksyms_sorted = false;
+	res->ksyms[res->nr_ksyms].addr = addr;
+	res->ksyms[res->nr_ksyms].name_off = res->kernel_names_len;
+	res->nr_ksyms++;
+	memcpy(res->kernel_names + res->kernel_names_len, name, name_len);
+	res->kernel_names_len += name_len;
+	res->kernel_names[res->kernel_names_len++] = '\0';
+	return 0;
+}
+
+/*
+ * The recorder splits kallsyms into pieces anywhere, lines included: whole
+ * lines are read at once, a cut one waits for the rest. Only text symbols'
+ * names are kept (a few MiB of text would otherwise stay resident).
+ */
 static int add_kallsyms(struct secmap_resolver *res, const struct secmap_record *rec)
 {
-	char *p;
+	const char *p = rec->text, *end = rec->text + rec->text_len, *nl;
+	int err;
 
 	if (rec->text_offset != res->kallsyms_len)
 		return -EBADMSG;	/* pieces out of order: not what a recorder writes */
-	p = realloc(res->kallsyms, res->kallsyms_len + rec->text_len + 1);
-	if (!p)
-		return -ENOMEM;
-	res->kallsyms = p;
-	memcpy(p + res->kallsyms_len, rec->text, rec->text_len);
 	res->kallsyms_len += rec->text_len;
-	p[res->kallsyms_len] = '\0';
+	if (!res->nr_ksyms && !res->partial_len)
+		res->ksyms_sorted = true;
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl) {
+			char *part = realloc(res->partial, res->partial_len + (size_t)(end - p));
+
+			if (!part)
+				return -ENOMEM;
+			memcpy(part + res->partial_len, p, (size_t)(end - p));
+			res->partial = part;
+			res->partial_len += (size_t)(end - p);
+			return 0;
+		}
+		if (res->partial_len) {
+			char *part = realloc(res->partial, res->partial_len + (size_t)(nl - p));
+
+			if (!part)
+				return -ENOMEM;
+			memcpy(part + res->partial_len, p, (size_t)(nl - p));
+			err = kallsyms_line(res, part, res->partial_len + (size_t)(nl - p));
+			free(part);
+			res->partial = NULL;
+			res->partial_len = 0;
+		} else {
+			err = kallsyms_line(res, p, (size_t)(nl - p));
+		}
+		if (err)
+			return err;
+		p = nl + 1;
+	}
 	return 0;
 }
 
@@ -656,7 +756,8 @@ SECMAP_EXPORT void secmap_resolver_free(struct secmap_resolver *res)
 	free(res->maps);
 	free(res->lives);
 	free(res->open_hash);
-	free(res->kallsyms);
+	free(res->partial);
+	free(res->kernel_names);
 	free(res->ksyms);
 	index_free(&res->sections);
 	index_free(&res->footprints);
@@ -773,62 +874,24 @@ static int load_build(struct secmap_resolver *res, struct secmap_ko_index *idx, 
 	return 0;
 }
 
-static bool is_text_type(char t)
-{
-	return t == 't' || t == 'T' || t == 'w' || t == 'W';
-}
-
-/* kallsyms lines: "ffffffff81000000 T _text"; the recorder keeps the core's. */
+/* The kallsyms read: a last line without newline, names placed, order. */
 static int parse_kallsyms(struct secmap_resolver *res)
 {
-	char *p = res->kallsyms, *end, *nl, *name;
-	bool sorted = true;
-	size_t cap = 0;
-	uint64_t addr;
+	size_t i;
+	int err;
 
-	if (!p)
-		return 0;	/* recorded without kernel symbols */
-	end = p + res->kallsyms_len;
-	while (p < end) {
-		nl = memchr(p, '\n', end - p);
-		if (!nl)
-			nl = end;
-		*nl = '\0';
-		/* Hex by hand: ~150 000 lines, strtoull's locale handling shows. */
-		for (addr = 0, name = p; name < nl && name - p < 16; name++) {
-			unsigned int d = (unsigned int)*name;
-
-			if (d - '0' < 10)
-				d -= '0';
-			else if ((d | 0x20) - 'a' < 6)
-				d = (d | 0x20) - 'a' + 10;
-			else
-				break;
-			addr = addr << 4 | d;
-		}
-		if (name > p && name[0] == ' ' && name[1] && name[2] == ' ' && name[3] &&
-		    !strchr(name + 3, '\t') && addr) {
-			if (is_text_type(name[1])) {
-				if (res->nr_ksyms == cap) {
-					struct rs_kernel_sym *k;
-
-					cap = cap ? 2 * cap : 4096;
-					k = realloc(res->ksyms, cap * sizeof(*k));
-					if (!k)
-						return -ENOMEM;
-					res->ksyms = k;
-				}
-				if (res->nr_ksyms && res->ksyms[res->nr_ksyms - 1].addr > addr)
-					sorted = false;
-				res->ksyms[res->nr_ksyms].addr = addr;
-				res->ksyms[res->nr_ksyms].name = name + 3;
-				res->nr_ksyms++;
-			}
-		}
-		p = nl + 1;
+	if (res->partial_len) {
+		err = kallsyms_line(res, res->partial, res->partial_len);
+		free(res->partial);
+		res->partial = NULL;
+		res->partial_len = 0;
+		if (err)
+			return err;
 	}
+	for (i = 0; i < res->nr_ksyms; i++)
+		res->ksyms[i].name = res->kernel_names + res->ksyms[i].name_off;
 	/* /proc/kallsyms lists the core in address order, mostly: sort only if not. */
-	if (res->nr_ksyms && !sorted)
+	if (res->nr_ksyms && !res->ksyms_sorted)
 		qsort(res->ksyms, res->nr_ksyms, sizeof(*res->ksyms), cmp_ksym);
 	/*
 	 * Core text runs to a page after the last text symbol: past _etext
