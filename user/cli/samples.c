@@ -202,6 +202,60 @@ static int cmp_comm_time(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
+/* @t's comm at @time: the last one set at or before it, else its first. */
+static const char *comm_at(const struct task *t, uint64_t time)
+{
+	size_t i;
+
+	for (i = t->nr_comms; i-- > 0;)
+		if (t->comms[i].time <= time)
+			return t->comms[i].comm;
+	return t->nr_comms ? t->comms[0].comm : NULL;
+}
+
+/*
+ * A new process starts with its parent's mappings and name (perf does the
+ * same on FORK): a child that never execs has no MMAP record of its own.
+ * Threads (same pid) share the process's.
+ */
+static int add_fork(struct sample_walk *w, const struct secmap_perf_record *rec)
+{
+	struct task *child, *parent;
+	struct user_map *maps;
+	struct comm_at *comms;
+	size_t i;
+
+	if (rec->pid == rec->ppid || rec->pid < 0)
+		return 0;
+	/* The child first: creating it may move the table, finding the parent cannot. */
+	child = find_task(w, rec->pid, true);
+	if (!child)
+		return -ENOMEM;
+	parent = find_task(w, rec->ppid, false);
+	if (!parent || parent == child)
+		return 0;
+	if (parent->nr_maps) {
+		maps = realloc(child->maps, (child->nr_maps + parent->nr_maps) * sizeof(*maps));
+		if (!maps)
+			return -ENOMEM;
+		child->maps = maps;
+		for (i = 0; i < parent->nr_maps; i++)
+			maps[child->nr_maps++] = parent->maps[i];
+	}
+	if (parent->nr_comms) {
+		comms = realloc(child->comms, (child->nr_comms + 1) * sizeof(*comms));
+		if (!comms)
+			return -ENOMEM;
+		child->comms = comms;
+		/* Named as its parent from the fork on, until an exec renames it. */
+		comms[child->nr_comms].time = rec->time;
+		comms[child->nr_comms].comm = comm_at(parent, rec->time);
+		if (comms[child->nr_comms].comm)
+			child->nr_comms++;
+	}
+	return 0;
+}
+
 /*
  * Every MMAP and COMM first: perf writes each CPU's buffer in turn, so a
  * task's mmap can come in the file after its samples taken on another CPU
@@ -223,6 +277,8 @@ static int prescan(struct sample_walk *w)
 			err = add_user_map(w, &rec);
 		else if (rec.kind == SECMAP_PERF_REC_COMM)
 			err = add_comm(w, &rec);
+		else if (rec.kind == SECMAP_PERF_REC_FORK)
+			err = add_fork(w, &rec);
 	}
 	secmap_perf_data_close(pd);
 	/* A corrupt record shows in the main pass, where its samples are. */
@@ -238,16 +294,6 @@ static int prescan(struct sample_walk *w)
 	return err;
 }
 
-/* @t's comm at @time: the last one set at or before it, else its first. */
-static const char *comm_at(const struct task *t, uint64_t time)
-{
-	size_t i;
-
-	for (i = t->nr_comms; i-- > 0;)
-		if (t->comms[i].time <= time)
-			return t->comms[i].comm;
-	return t->nr_comms ? t->comms[0].comm : NULL;
-}
 
 /* The file mapped at @ip in @pid at @time: the latest mapping then, else any. */
 static void resolve_user(struct sample_walk *w, int32_t pid, uint64_t ip, uint64_t time,

@@ -551,6 +551,7 @@ enum secmap_perf_rec_kind {
 	SECMAP_PERF_REC_MMAP2,
 	SECMAP_PERF_REC_COMM,
 	SECMAP_PERF_REC_FINISHED_ROUND,
+	SECMAP_PERF_REC_FORK,		/* a new task: @pid/@tid, from @ppid/@ptid at @time */
 };
 
 #define SECMAP_PERF_EVENT_NONE ((size_t)-1)
@@ -597,6 +598,8 @@ struct secmap_perf_record {
 	uint32_t prot, flags;
 	/* COMM (misc PERF_RECORD_MISC_COMM_EXEC: after an exec) */
 	const char *comm;
+	/* FORK: the parent */
+	int32_t ppid, ptid;
 };
 
 int secmap_perf_data_open(const char *path, struct secmap_perf_data **pd);
