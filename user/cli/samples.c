@@ -272,6 +272,7 @@ static int prescan(struct sample_walk *w)
 	ret = secmap_perf_data_open(w->input, &pd);
 	if (ret)
 		return ret;
+	secmap_perf_data_skip_samples(pd, true);
 	while (!err && (ret = secmap_perf_data_next(pd, &rec)) == 1) {
 		if (rec.kind == SECMAP_PERF_REC_MMAP || rec.kind == SECMAP_PERF_REC_MMAP2)
 			err = add_user_map(w, &rec);

@@ -617,6 +617,8 @@ const char *secmap_perf_data_event_name(const struct secmap_perf_data *pd, size_
  */
 uint64_t secmap_perf_data_unknown_ids(const struct secmap_perf_data *pd);
 int secmap_perf_data_next(struct secmap_perf_data *pd, struct secmap_perf_record *rec);
+/* Step over samples without decoding them: for a pass after the other records. */
+void secmap_perf_data_skip_samples(struct secmap_perf_data *pd, bool skip);
 /* File offset of the record last returned, or of the bad one. */
 uint64_t secmap_perf_data_offset(const struct secmap_perf_data *pd);
 

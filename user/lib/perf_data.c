@@ -130,6 +130,7 @@ struct pd_id {
 struct secmap_perf_data {
 	const uint8_t *map;
 	size_t map_len;
+	bool skip_samples;		/* secmap_perf_data_skip_samples() */
 	uint64_t released;		/* pages before this were handed back */
 	uint64_t pos, data_end;		/* the next record in the file; the data's end */
 	uint64_t offset;		/* of the record last returned (or the bad one) */
@@ -967,6 +968,9 @@ SECMAP_EXPORT int secmap_perf_data_next(struct secmap_perf_data *pd,
 		ret = next_raw(pd, &size);
 		if (!ret)
 			return 0;
+		/* Only their size was needed to step over them. */
+		if (ret > 0 && pd->skip_samples && get32((const uint8_t *)pd->rec) == REC_SAMPLE)
+			continue;
 		if (ret > 0)
 			ret = decode(pd, size, rec);
 		if (ret < 0) {
@@ -978,4 +982,10 @@ SECMAP_EXPORT int secmap_perf_data_next(struct secmap_perf_data *pd,
 			break;
 	}
 	return 1;
+}
+
+SECMAP_EXPORT void secmap_perf_data_skip_samples(struct secmap_perf_data *pd, bool skip)
+{
+	if (pd)
+		pd->skip_samples = skip;
 }
