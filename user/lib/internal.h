@@ -3,10 +3,12 @@
 #ifndef LIBSECMAP_INTERNAL_H
 #define LIBSECMAP_INTERNAL_H
 
+#include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "secmap.h"
 
@@ -93,6 +95,31 @@ struct secmap_snapshot {
 	uint64_t time_mono_ns;
 	struct libsecmap_pool pool;	/* every module's strings */
 };
+
+/* Little-endian fields of files (recordings, perf.data) at any alignment. */
+static inline uint16_t get16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le16toh(v);
+}
+
+static inline uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+static inline uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
 
 /* Every failure path returns -err and leaves err in errno, as the API promises. */
 static inline int libsecmap_err(int err)

@@ -151,30 +151,6 @@ struct secmap_perf_data {
 	uint64_t rec[REC_MAX / 8];	/* the record being decoded */
 };
 
-static uint16_t get16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le16toh(v);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le32toh(v);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le64toh(v);
-}
-
 static int cmp_id(const void *a, const void *b)
 {
 	const struct pd_id *x = a, *y = b;

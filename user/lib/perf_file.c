@@ -69,22 +69,6 @@
 #define COPY_CHUNK		(1 << 30)
 #define COPY_BUF_SIZE		(1 << 20)
 
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le32toh(v);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le64toh(v);
-}
-
 static void put64(uint8_t *p, uint64_t v)
 {
 	v = htole64(v);

@@ -414,30 +414,6 @@ struct secmap_reader {
 	uint32_t snapshot_left;	/* SEC_MAP records the last RESYNC still announces */
 };
 
-static uint16_t get16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le16toh(v);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le32toh(v);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le64toh(v);
-}
-
 #define FIELD16(p, type, m) get16((p) + offsetof(struct type, m))
 #define FIELD32(p, type, m) get32((p) + offsetof(struct type, m))
 #define FIELD64(p, type, m) get64((p) + offsetof(struct type, m))

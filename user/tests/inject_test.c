@@ -56,7 +56,7 @@ static void append(struct bytes *b, const void *d, size_t n)
 	memcpy(b->p + at, d, n);
 }
 
-static uint64_t get64(const uint8_t *p)
+static uint64_t read_le64(const uint8_t *p)
 {
 	uint64_t v = 0;
 	int i;
@@ -211,15 +211,15 @@ static bool same(const struct bytes *a, const struct bytes *b)
 /* The {offset, size} of feature @bit in @b, or false if the bit is clear. */
 static bool feat_range(const struct bytes *b, unsigned int bit, uint64_t *off, uint64_t *len)
 {
-	uint64_t table = get64(b->p + HDR_DATA) + get64(b->p + HDR_DATA + 8);
+	uint64_t table = read_le64(b->p + HDR_DATA) + read_le64(b->p + HDR_DATA + 8);
 	unsigned int i, n = 0;
 
 	for (i = 0; i < 256; i++) {
 		if (!(b->p[HDR_FEATURES + i / 8] >> (i % 8) & 1))
 			continue;
 		if (i == bit) {
-			*off = get64(b->p + table + 16 * n);
-			*len = get64(b->p + table + 16 * n + 8);
+			*off = read_le64(b->p + table + 16 * n);
+			*len = read_le64(b->p + table + 16 * n + 8);
 			return true;
 		}
 		n++;
@@ -288,7 +288,7 @@ FIXTURE_TEARDOWN(inject)
 static void check_injected(struct __test_metadata *_metadata, const struct bytes *in,
 			   const struct bytes *out, const struct bytes *rec)
 {
-	uint64_t data_end = get64(in->p + HDR_DATA) + get64(in->p + HDR_DATA + 8);
+	uint64_t data_end = read_le64(in->p + HDR_DATA) + read_le64(in->p + HDR_DATA + 8);
 	uint64_t ioff, ilen, ooff, olen, cur;
 	unsigned int bit;
 
@@ -421,7 +421,7 @@ TEST_F(inject, out_is_in)
 TEST_F(inject, attrs_after_sections)
 {
 	struct bytes in = make_perf(std_feats, NR_STD_FEATS, true), out, again;
-	uint64_t attrs, ids, ours, ours_len, in_attrs = get64(in.p + HDR_ATTRS);
+	uint64_t attrs, ids, ours, ours_len, in_attrs = read_le64(in.p + HDR_ATTRS);
 
 	ASSERT_EQ(0, put_file(self->in, &in));
 	ASSERT_EQ(0, secmap_perf_inject(self->in, self->out, self->rec.p, self->rec.len));
@@ -429,16 +429,16 @@ TEST_F(inject, attrs_after_sections)
 	check_injected(_metadata, &in, &out, &self->rec);
 	ASSERT_TRUE(feat_range(&out, 255, &ours, &ours_len));
 	/* ids, then attrs, moved after our section; offsets updated. */
-	attrs = get64(out.p + HDR_ATTRS);
-	EXPECT_EQ(ATTR_LEN + 16, get64(out.p + HDR_ATTRS + 8));
+	attrs = read_le64(out.p + HDR_ATTRS);
+	EXPECT_EQ(ATTR_LEN + 16, read_le64(out.p + HDR_ATTRS + 8));
 	EXPECT_EQ(ours + ours_len + 16, attrs);
 	ASSERT_EQ(attrs + ATTR_LEN + 16, out.len);
 	EXPECT_EQ(0, memcmp(in.p + in_attrs, out.p + attrs, ATTR_LEN));
-	ids = get64(out.p + attrs + ATTR_LEN);
+	ids = read_le64(out.p + attrs + ATTR_LEN);
 	EXPECT_EQ(ours + ours_len, ids);
-	EXPECT_EQ(16, get64(out.p + attrs + ATTR_LEN + 8));
-	EXPECT_EQ(0x1111, get64(out.p + ids));
-	EXPECT_EQ(0x2222, get64(out.p + ids + 8));
+	EXPECT_EQ(16, read_le64(out.p + attrs + ATTR_LEN + 8));
+	EXPECT_EQ(0x1111, read_le64(out.p + ids));
+	EXPECT_EQ(0x2222, read_le64(out.p + ids + 8));
 
 	/* Again: the same layout, the same size. */
 	ASSERT_EQ(0, secmap_perf_inject(self->out, self->out, self->rec.p, self->rec.len));
@@ -453,7 +453,7 @@ TEST_F(inject, attrs_after_sections)
 TEST_F(inject, ids_after_sections)
 {
 	struct bytes in = make_perf(std_feats, NR_STD_FEATS, false), out;
-	uint64_t attrs = get64(in.p + HDR_ATTRS), ids_at = in.len, ours, ours_len, ids;
+	uint64_t attrs = read_le64(in.p + HDR_ATTRS), ids_at = in.len, ours, ours_len, ids;
 
 	append64(&in, 0x3333);
 	append64(&in, 0x4444);
@@ -462,13 +462,13 @@ TEST_F(inject, ids_after_sections)
 	ASSERT_EQ(0, secmap_perf_inject(self->in, self->out, self->rec.p, self->rec.len));
 	out = get_file(self->out);
 	ASSERT_TRUE(feat_range(&out, 255, &ours, &ours_len));
-	EXPECT_EQ(attrs, get64(out.p + HDR_ATTRS));
+	EXPECT_EQ(attrs, read_le64(out.p + HDR_ATTRS));
 	EXPECT_EQ(0, memcmp(in.p + attrs, out.p + attrs, ATTR_LEN));
-	ids = get64(out.p + attrs + ATTR_LEN);
+	ids = read_le64(out.p + attrs + ATTR_LEN);
 	EXPECT_EQ(ours + ours_len, ids);
 	ASSERT_EQ(ids + 16, out.len);
-	EXPECT_EQ(0x3333, get64(out.p + ids));
-	EXPECT_EQ(0x4444, get64(out.p + ids + 8));
+	EXPECT_EQ(0x3333, read_le64(out.p + ids));
+	EXPECT_EQ(0x4444, read_le64(out.p + ids + 8));
 	free(in.p);
 	free(out.p);
 }
@@ -620,8 +620,8 @@ static void expect_corrupt(struct __test_metadata *_metadata, FIXTURE_DATA(injec
 TEST_F(inject, corrupt_layouts)
 {
 	struct bytes b = make_perf(std_feats, NR_STD_FEATS, false);
-	uint64_t data_off = get64(b.p + HDR_DATA), table = data_off + DATA_LEN;
-	uint64_t attrs = get64(b.p + HDR_ATTRS);
+	uint64_t data_off = read_le64(b.p + HDR_DATA), table = data_off + DATA_LEN;
+	uint64_t attrs = read_le64(b.p + HDR_ATTRS);
 
 	expect_corrupt(_metadata, self, 8, 200, "header size");
 	expect_corrupt(_metadata, self, 16, 0, "attr_size 0");
@@ -769,7 +769,7 @@ TEST_F(inject, write_error_cleans_up)
 TEST_F(inject, changed_bytes)
 {
 	struct bytes in = make_perf(std_feats, NR_STD_FEATS, false), b = { 0 }, after;
-	uint64_t attrs = get64(in.p + HDR_ATTRS), table = get64(in.p + HDR_DATA) + DATA_LEN;
+	uint64_t attrs = read_le64(in.p + HDR_ATTRS), table = read_le64(in.p + HDR_DATA) + DATA_LEN;
 	static const uint8_t deltas[] = { 0xff, 0x01, 0x80 };
 	size_t pos, i, len;
 	void *data;
