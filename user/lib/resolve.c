@@ -65,7 +65,6 @@ struct rs_map {
 	uint32_t build;
 	uint32_t section;	/* index in the build's secs, or RS_FOOTPRINT */
 	uint32_t flags;		/* SECMAP_MAP_F_* */
-	uint32_t life;
 };
 
 /* A module load, from its first map record to its unload. */
@@ -428,7 +427,6 @@ static int add_map(struct secmap_resolver *res, struct rs_life *life,
 	m->build = life->build;
 	m->section = sec;
 	m->flags = rec->flags;
-	m->life = (uint32_t)(life - res->lives);
 	return 0;
 }
 
