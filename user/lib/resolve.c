@@ -78,17 +78,30 @@ struct rs_life {
 };
 
 /*
- * The address range the mappings span, cut into buckets of 2^shift bytes
- * (a page, unless that makes more than 2^20 buckets); each bucket lists a
- * copy of every mapping that ever overlapped it, latest start of validity
- * first. A lookup is one division, then a scan of one short contiguous
- * list that holds all the answer needs: no search, no pointer chasing.
+ * The address range the mappings span, cut into buckets of 2^shift bytes;
+ * each bucket lists a copy of every mapping that ever overlapped it, latest
+ * start of validity first. A lookup is a shift, then a scan of one short
+ * contiguous list that holds all the test needs; only the answer is
+ * followed to its (build, section, flags), shared by every load of that
+ * section. A slot is 32 bytes, so that a timeline of a thousand modules
+ * reloaded ten times stays within a last-level cache.
  */
 struct rs_slot {
-	uint64_t start, end;
-	uint64_t to;		/* end of validity; its start is in rs_index.from */
-	const char *section_name;
-	uint32_t build, section, flags, map;
+	uint64_t from, to;	/* validity */
+	uint64_t start;		/* of the mapping */
+	uint32_t end_off;	/* its end, from the bucket's start, at most 2^shift */
+	uint32_t ref;		/* into rs_index.refs */
+};
+
+/* What an answer needs of its build and section, copied in one line. */
+struct rs_ref {
+	const char *module;
+	const char *section;		/* NULL for a footprint */
+	const struct rs_build *build;
+	const struct rs_section *sec;	/* its symbols, when @reason is NULL */
+	const char *reason;		/* why there is no symbol, if known beforehand */
+	uint32_t flags;
+	uint32_t build_id_len;
 };
 
 struct rs_index {
@@ -96,8 +109,8 @@ struct rs_index {
 	unsigned int shift;
 	size_t nr_buckets;
 	uint32_t *first;	/* bucket i's slots are [first[i], first[i + 1]) */
-	uint64_t *from;		/* start of validity of each slot: scanned first */
 	struct rs_slot *slots;
+	struct rs_ref *refs;
 };
 
 struct rs_kernel_sym {
@@ -724,8 +737,8 @@ SECMAP_EXPORT int secmap_resolver_new(const struct secmap_resolver_opts *opts,
 static void index_free(struct rs_index *idx)
 {
 	free(idx->first);
-	free(idx->from);
 	free(idx->slots);
+	free(idx->refs);
 	memset(idx, 0, sizeof(*idx));
 }
 
@@ -954,10 +967,10 @@ static int add_footprints(struct secmap_resolver *res)
 	return err;
 }
 
-/* A slot and its start of validity, while sorting. */
+/* A slot and its mapping, while sorting. */
 struct rs_sort_slot {
-	uint64_t from;
 	struct rs_slot slot;
+	uint32_t map;
 };
 
 static int cmp_slot(const void *a, const void *b)
@@ -965,9 +978,22 @@ static int cmp_slot(const void *a, const void *b)
 	const struct rs_sort_slot *x = a, *y = b;
 
 	/* Latest start of validity first; then the later record. */
-	if (x->from != y->from)
-		return x->from > y->from ? -1 : 1;
-	return x->slot.map > y->slot.map ? -1 : x->slot.map < y->slot.map;
+	if (x->slot.from != y->slot.from)
+		return x->slot.from > y->slot.from ? -1 : 1;
+	return x->map > y->map ? -1 : x->map < y->map;
+}
+
+/* Mappings by (build, section, flags), to share one rs_ref among them. */
+static int cmp_ref_of(const void *a, const void *b, void *arg)
+{
+	const struct rs_map *maps = arg;
+	const struct rs_map *x = &maps[*(const uint32_t *)a], *y = &maps[*(const uint32_t *)b];
+
+	if (x->build != y->build)
+		return x->build < y->build ? -1 : 1;
+	if (x->section != y->section)
+		return x->section < y->section ? -1 : 1;
+	return x->flags < y->flags ? -1 : x->flags > y->flags;
 }
 
 static bool in_index(const struct rs_map *m, bool footprint)
@@ -975,15 +1001,122 @@ static bool in_index(const struct rs_map *m, bool footprint)
 	return (m->section == RS_FOOTPRINT) == footprint && m->end > m->start;
 }
 
+/* How many bucket copies the indexed mappings take with buckets of 2^shift. */
+static size_t count_slots(const struct secmap_resolver *res, bool footprint, uint64_t base,
+			  unsigned int shift)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < res->nr_maps; i++) {
+		const struct rs_map *m = &res->maps[i];
+
+		if (in_index(m, footprint))
+			n += ((m->end - 1 - base) >> shift) - ((m->start - base) >> shift) + 1;
+	}
+	return n;
+}
+
+/*
+ * The bucket size: a page, or larger while that keeps fewer than 2^20
+ * buckets, or while doubling it saves a quarter of the copies (sections
+ * that each span several pages): fewer bytes to keep in the cache, for a
+ * scan that grows less than the copies shrink.
+ */
+static unsigned int choose_shift(const struct secmap_resolver *res, bool footprint,
+				 uint64_t lo, uint64_t hi)
+{
+	unsigned int shift = 12;
+	size_t n;
+
+	while (shift < 31 && ((hi - lo) >> shift) >= (1u << 20))
+		shift++;
+	n = count_slots(res, footprint, lo & ~((1ull << shift) - 1), shift);
+	while (shift < 31) {
+		size_t wider = count_slots(res, footprint, lo & ~((1ull << (shift + 1)) - 1),
+					   shift + 1);
+
+		if (wider > n / 4 * 3)
+			break;
+		n = wider;
+		shift++;
+	}
+	return shift;
+}
+
+static const char *build_reason(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return "no .ko found";
+	case -ESTALE:
+		return ".ko has another build-id";
+	default:
+		return ".ko unreadable";
+	}
+}
+
+static struct rs_ref make_ref(const struct secmap_resolver *res, const struct rs_map *m)
+{
+	const struct rs_build *b = &res->builds[m->build];
+	struct rs_ref ref = {
+		.module = b->name, .build = b, .flags = m->flags,
+		.build_id_len = (uint32_t)b->id_len,
+	};
+
+	if (m->section == RS_FOOTPRINT) {
+		ref.reason = "in the module, in no recorded section";
+		return ref;
+	}
+	ref.sec = &b->secs[m->section];
+	ref.section = ref.sec->name;
+	if (b->err)
+		ref.reason = build_reason(b->err);
+	else if (ref.sec->err)
+		ref.reason = ref.sec->err == -ENOENT ? "section not in the .ko" :
+						       "no symbols in the section";
+	return ref;
+}
+
+/* Give every indexed mapping its rs_ref, in @ref_of. */
+static int build_refs(struct secmap_resolver *res, struct rs_index *idx, bool footprint,
+		      uint32_t *ref_of)
+{
+	uint32_t *order = malloc((res->nr_maps + 1) * sizeof(*order));
+	size_t i, n = 0, nr_refs = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < res->nr_maps; i++)
+		if (in_index(&res->maps[i], footprint))
+			order[n++] = (uint32_t)i;
+	qsort_r(order, n, sizeof(*order), cmp_ref_of, res->maps);
+	idx->refs = malloc((n + 1) * sizeof(*idx->refs));
+	if (!idx->refs) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		const struct rs_map *m = &res->maps[order[i]];
+
+		if (!i || cmp_ref_of(&order[i - 1], &order[i], res->maps))
+			idx->refs[nr_refs++] = make_ref(res, m);
+		ref_of[order[i]] = (uint32_t)(nr_refs - 1);
+	}
+	free(order);
+	return 0;
+}
+
 /* Index the footprints, or the sections. */
 static int build_index(struct secmap_resolver *res, struct rs_index *idx, bool footprint)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, b;
 	struct rs_sort_slot *sorted = NULL;
+	uint32_t *fill = NULL, *ref_of = NULL;
 	size_t i, total = 0;
-	uint32_t *fill;
-	int c = res->opts.clock;
+	int c = res->opts.clock, err = -ENOMEM;
 
+	if (res->nr_maps > UINT32_MAX)
+		return -EOVERFLOW;
 	for (i = 0; i < res->nr_maps; i++) {
 		const struct rs_map *m = &res->maps[i];
 
@@ -996,15 +1129,17 @@ static int build_index(struct secmap_resolver *res, struct rs_index *idx, bool f
 	}
 	if (lo >= hi)
 		return 0;	/* nothing to index */
-	idx->shift = 12;
-	while (((hi - lo) >> idx->shift) >= (1u << 20))
-		idx->shift++;
+	idx->shift = choose_shift(res, footprint, lo, hi);
 	idx->base = lo & ~((1ull << idx->shift) - 1);
 	idx->nr_buckets = ((hi - 1 - idx->base) >> idx->shift) + 1;
 	idx->first = calloc(idx->nr_buckets + 1, sizeof(*idx->first));
 	fill = calloc(idx->nr_buckets, sizeof(*fill));
-	if (!idx->first || !fill)
-		goto nomem;
+	ref_of = malloc((res->nr_maps + 1) * sizeof(*ref_of));
+	if (!idx->first || !fill || !ref_of)
+		goto fail;
+	err = build_refs(res, idx, footprint, ref_of);
+	if (err)
+		goto fail;
 	for (i = 0; i < res->nr_maps; i++) {
 		const struct rs_map *m = &res->maps[i];
 
@@ -1017,76 +1152,78 @@ static int build_index(struct secmap_resolver *res, struct rs_index *idx, bool f
 	for (i = 0; i < idx->nr_buckets; i++) {
 		total += idx->first[i + 1];
 		if (total > UINT32_MAX) {
-			free(fill);
-			index_free(idx);
-			return -EOVERFLOW;
+			err = -EOVERFLOW;
+			goto fail;
 		}
 		idx->first[i + 1] = (uint32_t)total;
 	}
+	err = -ENOMEM;
 	sorted = malloc((total + 1) * sizeof(*sorted));
-	idx->from = malloc((total + 1) * sizeof(*idx->from));
 	idx->slots = malloc((total + 1) * sizeof(*idx->slots));
-	if (!sorted || !idx->from || !idx->slots)
-		goto nomem;
+	if (!sorted || !idx->slots)
+		goto fail;
 	for (i = 0; i < res->nr_maps; i++) {
 		const struct rs_map *m = &res->maps[i];
-		struct rs_sort_slot ss = {
-			.from = m->from[c],
-			.slot = {
-				.start = m->start, .end = m->end, .to = m->to[c],
-				.build = m->build, .section = m->section, .flags = m->flags,
-				.map = (uint32_t)i,
-				.section_name = m->section == RS_FOOTPRINT ? NULL :
-						res->builds[m->build].secs[m->section].name,
-			},
-		};
 
 		if (!in_index(m, footprint))
 			continue;
 		for (b = (m->start - idx->base) >> idx->shift;
-		     b <= (m->end - 1 - idx->base) >> idx->shift; b++)
-			sorted[idx->first[b] + fill[b]++] = ss;
+		     b <= (m->end - 1 - idx->base) >> idx->shift; b++) {
+			uint64_t bucket_end = (b + 1) << idx->shift;	/* from base */
+			uint64_t end = m->end - idx->base;
+
+			sorted[idx->first[b] + fill[b]++] = (struct rs_sort_slot) {
+				.slot = {
+					.from = m->from[c], .to = m->to[c], .start = m->start,
+					.end_off = (uint32_t)((end < bucket_end ? end : bucket_end) -
+							      (b << idx->shift)),
+					.ref = ref_of[i],
+				},
+				.map = (uint32_t)i,
+			};
+		}
 	}
 	for (i = 0; i < idx->nr_buckets; i++)
 		if (idx->first[i + 1] - idx->first[i] > 1)
 			qsort(sorted + idx->first[i], idx->first[i + 1] - idx->first[i],
 			      sizeof(*sorted), cmp_slot);
-	for (i = 0; i < total; i++) {
-		idx->from[i] = sorted[i].from;
+	for (i = 0; i < total; i++)
 		idx->slots[i] = sorted[i].slot;
-	}
 	free(sorted);
 	free(fill);
+	free(ref_of);
 	return 0;
-nomem:
+fail:
 	free(sorted);
 	free(fill);
+	free(ref_of);
 	index_free(idx);
-	return -ENOMEM;
+	return err;
 }
 
 /*
  * The mapping holding @addr at @time in @idx: of those valid then, the last
  * to start. NULL if none.
  */
-static const struct rs_slot *index_find(const struct rs_index *idx, uint64_t addr, uint64_t time)
+static inline const struct rs_slot *index_find(const struct rs_index *idx, uint64_t addr,
+					       uint64_t time)
 {
-	const struct rs_slot *slot;
-	uint64_t b;
-	size_t j, end;
+	const struct rs_slot *slot, *end;
+	uint64_t off, b;
 
 	if (addr < idx->base || !idx->nr_buckets)
 		return NULL;
-	b = (addr - idx->base) >> idx->shift;
+	off = addr - idx->base;
+	b = off >> idx->shift;
 	if (b >= idx->nr_buckets)
 		return NULL;
-	end = idx->first[b + 1];
-	for (j = idx->first[b]; j < end; j++) {
+	off &= (1ull << idx->shift) - 1;	/* from the bucket's start */
+	end = &idx->slots[idx->first[b + 1]];
+	for (slot = &idx->slots[idx->first[b]]; slot < end; slot++) {
 		/* Started after @time: a later life, or a later module here. */
-		if (time != SECMAP_TIME_ANY && idx->from[j] > time)
+		if (time != SECMAP_TIME_ANY && slot->from > time)
 			continue;
-		slot = &idx->slots[j];
-		if (slot->start <= addr && addr < slot->end &&
+		if (slot->start <= addr && off < slot->end_off &&
 		    (time == SECMAP_TIME_ANY || time <= slot->to))
 			return slot;
 	}
@@ -1181,18 +1318,6 @@ static void resolve_symbol(const struct rs_section *s, uint64_t off, struct secm
 	out->reason = "in no symbol of the section";
 }
 
-static const char *build_reason(int err)
-{
-	switch (err) {
-	case -ENOENT:
-		return "no .ko found";
-	case -ESTALE:
-		return ".ko has another build-id";
-	default:
-		return ".ko unreadable";
-	}
-}
-
 static void resolve_kernel(const struct secmap_resolver *res, uint64_t addr,
 			   struct secmap_resolution *out)
 {
@@ -1212,53 +1337,43 @@ static void resolve_kernel(const struct secmap_resolver *res, uint64_t addr,
 	out->symbol_offset = addr - res->ksyms[lo - 1].addr;
 }
 
+/* The answer for @addr at @time, of which the section index gave @slot (or NULL). */
+static int answer(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
+		  const struct rs_slot *slot, struct secmap_resolution *out)
+{
+	const struct rs_ref *ref;
+
+	memset(out, 0, sizeof(*out));
+	if (slot)
+		ref = &res->sections.refs[slot->ref];
+	else if ((slot = index_find(&res->footprints, addr, time)))
+		ref = &res->footprints.refs[slot->ref];
+	else if (res->nr_ksyms && addr >= res->ksyms[0].addr && addr < res->kernel_end) {
+		resolve_kernel(res, addr, out);
+		return 0;
+	} else {
+		return -ENOENT;
+	}
+	out->kind = SECMAP_RESOLVED_MODULE;
+	out->module = ref->module;
+	out->build_id = ref->build->id;
+	out->build_id_len = ref->build_id_len;
+	out->section = ref->section;
+	out->section_offset = addr - slot->start;
+	out->map_start = slot->start;
+	out->map_flags = ref->flags;
+	out->reason = ref->reason;
+	if (!ref->reason)
+		resolve_symbol(ref->sec, out->section_offset, out);
+	return 0;
+}
+
 SECMAP_EXPORT int secmap_resolve(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
 				 struct secmap_resolution *out)
 {
-	const struct rs_slot *best, *fp = NULL;
-	const struct rs_build *b;
-
 	if (!res || !out || !res->finished || res->err)
 		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	best = index_find(&res->sections, addr, time);
-	if (!best)
-		fp = index_find(&res->footprints, addr, time);
-	if (best) {
-		b = &res->builds[best->build];
-		out->kind = SECMAP_RESOLVED_MODULE;
-		out->module = b->name;
-		out->build_id = b->id;
-		out->build_id_len = b->id_len;
-		out->section = best->section_name;
-		out->section_offset = addr - best->start;
-		out->map_start = best->start;
-		out->map_flags = best->flags;
-		if (b->err)
-			out->reason = build_reason(b->err);
-		else if (b->secs[best->section].err)
-			out->reason = b->secs[best->section].err == -ENOENT ?
-				      "section not in the .ko" : "no symbols in the section";
-		else
-			resolve_symbol(&b->secs[best->section], out->section_offset, out);
-		return 0;
-	}
-	if (fp) {
-		b = &res->builds[fp->build];
-		out->kind = SECMAP_RESOLVED_MODULE;
-		out->module = b->name;
-		out->build_id = b->id;
-		out->build_id_len = b->id_len;
-		out->map_start = fp->start;
-		out->section_offset = addr - fp->start;
-		out->reason = "in the module, in no recorded section";
-		return 0;
-	}
-	if (res->nr_ksyms && addr >= res->ksyms[0].addr && addr < res->kernel_end) {
-		resolve_kernel(res, addr, out);
-		return 0;
-	}
-	return -ENOENT;
+	return answer(res, addr, time, index_find(&res->sections, addr, time), out);
 }
 
 SECMAP_EXPORT size_t secmap_resolver_nr_modules(const struct secmap_resolver *res)
@@ -1292,49 +1407,60 @@ SECMAP_EXPORT size_t secmap_resolver_nr_kernel_symbols(const struct secmap_resol
 	return res ? res->nr_ksyms : 0;
 }
 
-/* Fetch the bucket of @addr in @idx towards the cache; step 0 its bounds, 1 its slots. */
-static void index_prefetch(const struct rs_index *idx, uint64_t addr, int step)
+/*
+ * Many lookups at once, in a pipeline of four stages, each RS_AHEAD lookups
+ * apart: fetch the bucket bounds; fetch the bucket's first slots; scan them
+ * and fetch the answer's ref; answer. The cache misses of independent
+ * lookups then overlap instead of following one another.
+ */
+#define RS_AHEAD 4
+
+static inline const uint32_t *bucket_of(const struct rs_index *idx, uint64_t addr)
 {
 	uint64_t b;
 
 	if (addr < idx->base || !idx->nr_buckets)
-		return;
+		return NULL;
 	b = (addr - idx->base) >> idx->shift;
-	if (b >= idx->nr_buckets)
-		return;
-	if (!step) {
-		__builtin_prefetch(&idx->first[b]);
-		return;
-	}
-	__builtin_prefetch(&idx->from[idx->first[b]]);
-	__builtin_prefetch(&idx->slots[idx->first[b]]);
+	return b < idx->nr_buckets ? &idx->first[b] : NULL;
 }
-
-/*
- * Many lookups at once: each one's memory is fetched a few lookups ahead,
- * so that the cache misses of independent lookups overlap instead of
- * following one another.
- */
-#define RS_AHEAD 8
 
 SECMAP_EXPORT void secmap_resolve_many(const struct secmap_resolver *res, const uint64_t *addrs,
 				       const uint64_t *times, size_t n,
 				       struct secmap_resolution *out, int *ret)
 {
-	size_t i;
+	const struct rs_slot *found[RS_AHEAD];
+	const struct rs_index *idx;
+	const uint32_t *bucket;
+	size_t i, j;
 
 	if (!res || !addrs || !out || !ret)
 		return;
+	if (!res->finished || res->err) {
+		for (i = 0; i < n; i++)
+			ret[i] = -EINVAL;
+		return;
+	}
+	idx = &res->sections;
 	for (i = 0; i < n + RS_AHEAD; i++) {
-		if (res->finished && !res->err) {
-			if (i < n)
-				index_prefetch(&res->sections, addrs[i], 0);
-			if (i >= RS_AHEAD / 2 && i - RS_AHEAD / 2 < n)
-				index_prefetch(&res->sections, addrs[i - RS_AHEAD / 2], 1);
+		j = i + 3 * RS_AHEAD;
+		if (j < n && (bucket = bucket_of(idx, addrs[j])))
+			__builtin_prefetch(bucket);
+		j = i + 2 * RS_AHEAD;
+		if (j < n && (bucket = bucket_of(idx, addrs[j]))) {
+			__builtin_prefetch(&idx->slots[*bucket]);
+			__builtin_prefetch(&idx->slots[*bucket] + 2);
 		}
-		if (i >= RS_AHEAD)
-			ret[i - RS_AHEAD] = secmap_resolve(res, addrs[i - RS_AHEAD],
-							   times ? times[i - RS_AHEAD] : SECMAP_TIME_ANY,
-							   &out[i - RS_AHEAD]);
+		if (i >= RS_AHEAD) {
+			j = i - RS_AHEAD;
+			ret[j] = answer(res, addrs[j], times ? times[j] : SECMAP_TIME_ANY,
+					found[j % RS_AHEAD], &out[j]);
+		}
+		if (i < n) {
+			found[i % RS_AHEAD] = index_find(idx, addrs[i],
+							 times ? times[i] : SECMAP_TIME_ANY);
+			if (found[i % RS_AHEAD])
+				__builtin_prefetch(&idx->refs[found[i % RS_AHEAD]->ref]);
+		}
 	}
 }

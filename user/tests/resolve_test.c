@@ -257,16 +257,16 @@ TEST_F(res, every_function_byte_in_every_section)
 	check_all_symbols(_metadata, self, 250, false, false);
 }
 
-TEST_F(res, lifetimes_reload_and_reuse)
+/*
+ * The first life; then "other" takes fix's old .text range at 400 and fix
+ * comes back elsewhere at 500.
+ */
+static void add_reload_and_reuse(struct __test_metadata *_metadata, FIXTURE_DATA(res) *self)
 {
-	struct secmap_resolver_opts opts = { .search = &self->search };
-	struct secmap_resolution r;
-	struct secmap_record rec;
 	uint8_t other_id[20] = { 1, 2, 3 };
+	struct secmap_record rec;
 
-	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
 	add_first_life(_metadata, self, SIZE);
-	/* "other" takes fix's old .text range at 400; fix comes back elsewhere at 500. */
 	rec = map_rec("other", ".text", TEXT, 3 * SIZE, 400, SECMAP_MAP_F_EXEC, 10, other_id, 20);
 	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
 	rec = map_rec("fix", ".text", TEXT2, SIZE, 500, SECMAP_MAP_F_EXEC, 11, self->id,
@@ -278,6 +278,15 @@ TEST_F(res, lifetimes_reload_and_reuse)
 	rec = map_rec("fix", ".init.text", INIT2, SIZE, 500, SECMAP_MAP_F_EXEC | SECMAP_MAP_F_INIT,
 		      11, self->id, self->id_len);
 	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+}
+
+TEST_F(res, lifetimes_reload_and_reuse)
+{
+	struct secmap_resolver_opts opts = { .search = &self->search };
+	struct secmap_resolution r;
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	add_reload_and_reuse(_metadata, self);
 	ASSERT_EQ(0, secmap_resolver_finish(self->res));
 
 	check_all_symbols(_metadata, self, 150, false, true);
@@ -306,6 +315,53 @@ TEST_F(res, lifetimes_reload_and_reuse)
 	ASSERT_EQ(0, secmap_resolve(self->res, TEXT + 1, SECMAP_TIME_ANY, &r));
 	ASSERT_STREQ("other", r.module);
 	ASSERT_EQ(2, secmap_resolver_nr_modules(self->res));
+}
+
+/* Batches answer exactly as single lookups, misses and the edges of time included. */
+TEST_F(res, many_at_once_equals_one_by_one)
+{
+	static const uint64_t bases[] = { TEXT, COLD, INIT, TEXT2, COLD2, INIT2 };
+	static const uint64_t times[] = { 0, 99, 100, 150, 200, 250, 300, 350, 400, 450, 500, 600,
+					  SECMAP_TIME_ANY };
+	enum { N = 6 * 2 * (SIZE + 64) / 16 * 13 };
+	struct secmap_resolver_opts opts = { .search = &self->search };
+	static struct secmap_resolution one, many[N];
+	static uint64_t addrs[N], at[N];
+	static int ret[N];
+	size_t i, n = 0, b, t, found = 0;
+	uint64_t off;
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	add_reload_and_reuse(_metadata, self);
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+	/* Around and inside each range, at every time: lookups in random-ish order. */
+	for (t = 0; t < sizeof(times) / sizeof(times[0]); t++)
+		for (b = 0; b < sizeof(bases) / sizeof(bases[0]); b++)
+			for (off = 0; off < 2 * (SIZE + 64); off += 16) {
+				ASSERT_LT(n, N);
+				addrs[n] = bases[(b + off / 16) % 6] - 64 + off / 2 + t;
+				at[n++] = times[t];
+			}
+	secmap_resolve_many(self->res, addrs, at, n, many, ret);
+	for (i = 0; i < n; i++) {
+		int err = secmap_resolve(self->res, addrs[i], at[i], &one);
+
+		ASSERT_EQ(err, ret[i]) TH_LOG("%#" PRIx64 " at %" PRIu64, addrs[i], at[i]);
+		if (err)
+			continue;
+		found++;
+		ASSERT_EQ(0, memcmp(&one, &many[i], sizeof(one)));
+	}
+	/* Both kinds of answer were there. */
+	ASSERT_GT(found, n / 4);
+	ASSERT_LT(found, n);
+	/* Any time for all, when @times is NULL. */
+	secmap_resolve_many(self->res, addrs, NULL, n, many, ret);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(secmap_resolve(self->res, addrs[i], SECMAP_TIME_ANY, &one), ret[i]);
+		if (!ret[i])
+			ASSERT_EQ(0, memcmp(&one, &many[i], sizeof(one)));
+	}
 }
 
 TEST_F(res, monotonic_clock)
