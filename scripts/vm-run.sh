@@ -135,10 +135,17 @@ done
 perf=$(cat "$CACHE/perf/host" 2>/dev/null) || die "no perf recorded; run scripts/setup.sh"
 cp "$perf" "$root/bin/perf"
 elfs+=("$root/bin/perf")
+# secmap opens libarchive only when archive runs (dlopen): not in its ldd.
+archive_lib=$(ldconfig -p | awk '/libarchive\.so\.13 .*x86-64/ { print $NF; exit }')
+[ -n "$archive_lib" ] || die "libarchive.so.13 not found; run scripts/setup.sh"
+elfs+=("$archive_lib")
 # The shared libraries (and loader) the binaries need, at the same paths.
-for bin in "${elfs[@]}"; do
-	ldd "$bin" | grep -oE '/[^ ]+' || die "ldd $bin failed"
-done | sort -u | while read -r lib; do
+{
+	for bin in "${elfs[@]}"; do
+		ldd "$bin" | grep -oE '/[^ ]+' || die "ldd $bin failed"
+	done
+	echo "$archive_lib"
+} | sort -u | while read -r lib; do
 	mkdir -p "$root$(dirname "$lib")"
 	cp -L "$lib" "$root$lib"
 done

@@ -20,11 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <archive.h>
-#include <archive_entry.h>
-
+#include "archive_lib.h"
 #include "json_out.h"
 #include "secmap_cli.h"
+
+static const struct archive_lib *al;
 
 static void archive_usage(FILE *f)
 {
@@ -137,23 +137,23 @@ out:
 static int put_entry(struct archive *a, const char *path, mode_t type, const void *data,
 		     size_t size, const char *link)
 {
-	struct archive_entry *e = archive_entry_new();
+	struct archive_entry *e = al->entry_new();
 	int ret;
 
 	if (!e)
 		return -ENOMEM;
-	archive_entry_set_pathname(e, path);
-	archive_entry_set_filetype(e, type);
-	archive_entry_set_perm(e, type == AE_IFLNK ? 0777 : 0644);
-	archive_entry_set_mtime(e, time(NULL), 0);
+	al->entry_set_pathname(e, path);
+	al->entry_set_filetype(e, type);
+	al->entry_set_perm(e, type == AE_IFLNK ? 0777 : 0644);
+	al->entry_set_mtime(e, time(NULL), 0);
 	if (link)
-		archive_entry_set_symlink(e, link);
-	archive_entry_set_size(e, type == AE_IFREG ? (la_int64_t)size : 0);
-	ret = archive_write_header(a, e);
+		al->entry_set_symlink(e, link);
+	al->entry_set_size(e, type == AE_IFREG ? (la_int64_t)size : 0);
+	ret = al->write_header(a, e);
 	if (ret == ARCHIVE_OK && type == AE_IFREG && size &&
-	    archive_write_data(a, data, size) != (la_ssize_t)size)
+	    al->write_data(a, data, size) != (la_ssize_t)size)
 		ret = ARCHIVE_FATAL;
-	archive_entry_free(e);
+	al->entry_free(e);
 	return ret == ARCHIVE_OK ? 0 : -EIO;
 }
 
@@ -314,6 +314,7 @@ int do_archive(int argc, char **argv)
 	struct archive_job job = { 0 };
 	char *output = NULL, *tmp = NULL;
 	struct archive *a = NULL;
+	const char *why = NULL;
 	size_t nr_paths = 0;
 	bool force = false;
 	int opt, ret = SECMAP_EXIT_FAILURE, err, fd = -1;
@@ -364,6 +365,11 @@ int do_archive(int argc, char **argv)
 		ret = unexpected_argument("archive", argv[optind], archive_usage);
 		goto out;
 	}
+	al = archive_lib_open(&why);
+	if (!al) {
+		p_err("archive: libarchive is needed to write the archive: %s", why);
+		goto out;
+	}
 	err = read_recording(map ? map : input, &job);
 	if (err) {
 		p_err("archive: %s: %s", map ? map : input, recording_strerror(err));
@@ -388,11 +394,11 @@ int do_archive(int argc, char **argv)
 		tmp = NULL;
 		goto out;
 	}
-	a = archive_write_new();
-	if (!a || archive_write_add_filter_xz(a) != ARCHIVE_OK ||
-	    archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
-	    archive_write_open_fd(a, fd) != ARCHIVE_OK) {
-		p_err("archive: %s", a ? archive_error_string(a) : "out of memory");
+	a = al->write_new();
+	if (!a || al->write_add_filter_xz(a) != ARCHIVE_OK ||
+	    al->write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+	    al->write_open_fd(a, fd) != ARCHIVE_OK) {
+		p_err("archive: %s", a ? al->error_string(a) : "out of memory");
 		goto out;
 	}
 	err = pack_modules(a, &job, &search, force, &res);
@@ -404,8 +410,8 @@ int do_archive(int argc, char **argv)
 			ret = res.exit;
 		goto out;
 	}
-	if (archive_write_close(a) != ARCHIVE_OK) {
-		p_err("archive: %s: %s", output, archive_error_string(a));
+	if (al->write_close(a) != ARCHIVE_OK) {
+		p_err("archive: %s: %s", output, al->error_string(a));
 		goto out;
 	}
 	if (fsync(fd) < 0 || fchmod(fd, 0644) < 0 || rename(tmp, output) < 0) {
@@ -438,7 +444,7 @@ int do_archive(int argc, char **argv)
 	ret = res.missing || res.no_id ? SECMAP_EXIT_NO_KO : SECMAP_EXIT_OK;
 out:
 	if (a)
-		archive_write_free(a);
+		al->write_free(a);
 	if (fd >= 0)
 		close(fd);
 	if (tmp)
