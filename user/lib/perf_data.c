@@ -125,7 +125,7 @@ struct pd_id {
 	size_t event;
 };
 
-#define RELEASE_STEP	(1u << 20)
+#define RELEASE_STEP	(1u << 18)
 
 struct secmap_perf_data {
 	const uint8_t *map;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -402,8 +403,17 @@ SECMAP_EXPORT uint64_t secmap_writer_bytes(const struct secmap_writer *writer)
 #define READER_MAX_FILE ((size_t)1 << 30)
 
 struct secmap_reader {
-	uint8_t *buf;
+	const uint8_t *buf;	/* the recording: in @map, or in @owned */
 	size_t len;
+	uint8_t *owned;
+	/*
+	 * A file is mapped, not read: what lies behind the records returned
+	 * is handed back every MiB (it reads again from the file if touched),
+	 * so a recording with a large kallsyms costs little resident memory.
+	 */
+	void *map;
+	size_t map_len;
+	size_t released;	/* bytes of @map handed back */
 	size_t off;		/* the next record */
 	size_t last_off;	/* the record last returned */
 	int err;		/* a corrupt record stops the reader for good */
@@ -630,6 +640,22 @@ static int read_one(struct secmap_reader *r, struct secmap_record *rec)
 	return 1;
 }
 
+#define RELEASE_STEP ((size_t)1 << 18)
+
+/* Hand back the pages of the mapping before the next record, every RELEASE_STEP. */
+static void release_behind(struct secmap_reader *r)
+{
+	size_t upto;
+
+	if (!r->map)
+		return;
+	upto = ((size_t)(r->buf - (const uint8_t *)r->map) + r->off) & ~(size_t)4095;
+	if (upto < r->released + RELEASE_STEP)
+		return;
+	madvise((uint8_t *)r->map + r->released, upto - r->released, MADV_DONTNEED);
+	r->released = upto;
+}
+
 SECMAP_EXPORT int secmap_reader_next(struct secmap_reader *reader, struct secmap_record *rec)
 {
 	int ret;
@@ -638,6 +664,7 @@ SECMAP_EXPORT int secmap_reader_next(struct secmap_reader *reader, struct secmap
 		return libsecmap_err(-EINVAL);
 	if (reader->err)
 		return libsecmap_err(reader->err);
+	release_behind(reader);
 	while (reader->off < reader->len) {
 		ret = read_one(reader, rec);
 		if (ret < 0) {
@@ -656,8 +683,8 @@ SECMAP_EXPORT int secmap_reader_next(struct secmap_reader *reader, struct secmap
 	return 0;
 }
 
-/* Takes ownership of @buf (malloc()ed) on success only. */
-static int reader_new(uint8_t *buf, size_t len, struct secmap_reader **reader)
+/* A reader of the @len bytes at @buf, which must outlive it. */
+static int reader_new(const uint8_t *buf, size_t len, struct secmap_reader **reader)
 {
 	struct secmap_reader *r;
 	size_t hsize;
@@ -703,18 +730,19 @@ SECMAP_EXPORT int secmap_reader_from_buffer(const void *buf, size_t len,
 	err = reader_new(copy, len, reader);
 	if (err)
 		free(copy);
+	else
+		(*reader)->owned = copy;
 	return err ? libsecmap_err(err) : 0;
 }
 
-/* The whole of a regular file, opened without blocking on a FIFO or device. */
-static int read_whole_file(const char *path, uint8_t **buf, size_t *len)
+/* A regular file mapped whole, opened without blocking on a FIFO or device. */
+static int map_file(const char *path, void **map, size_t *len)
 {
 	struct stat st;
-	size_t done = 0;
-	uint8_t *b;
-	ssize_t n;
 	int fd, err = 0;
 
+	*map = NULL;
+	*len = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
@@ -730,27 +758,16 @@ static int read_whole_file(const char *path, uint8_t **buf, size_t *len)
 		err = -EFBIG;
 		goto out;
 	}
-	b = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!b) {
-		err = -ENOMEM;
+	if (!st.st_size)
+		goto out;	/* nothing to map: refused as too short */
+	*map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (*map == MAP_FAILED) {
+		*map = NULL;
+		err = -errno;
 		goto out;
 	}
-	/* A file that shrinks under us is read as far as it goes. */
-	while (done < (size_t)st.st_size) {
-		n = read(fd, b + done, (size_t)st.st_size - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			free(b);
-			goto out;
-		}
-		if (!n)
-			break;
-		done += (size_t)n;
-	}
-	*buf = b;
-	*len = done;
+	madvise(*map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	*len = (size_t)st.st_size;
 out:
 	close(fd);
 	return err;
@@ -761,37 +778,70 @@ static bool is_perf_data(const uint8_t *buf, size_t len)
 	return len >= 8 && (!memcmp(buf, "PERFILE2", 8) || !memcmp(buf, "2ELIFREP", 8));
 }
 
+/* Where our feature section lies in the perf.data at @path, mapped at @map. */
+static int find_feature(const char *path, size_t map_len, uint64_t *off, uint64_t *size)
+{
+	struct libsecmap_perf_file pf;
+	int fd;
+
+	fd = libsecmap_perf_file_open(path, &pf);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	*off = pf.feat[SECMAP_PERF_FEATURE_BIT].offset;
+	*size = pf.feat[SECMAP_PERF_FEATURE_BIT].size;
+	fd = pf.features[SECMAP_PERF_FEATURE_BIT / 64] &
+	     (1ull << (SECMAP_PERF_FEATURE_BIT % 64)) ? 0 : -ENODATA;
+	libsecmap_perf_file_release(&pf);
+	/* The file may have changed between the two opens. */
+	if (!fd && (*off > map_len || *size > map_len - *off))
+		fd = -EBADMSG;
+	return fd;
+}
+
 SECMAP_EXPORT int secmap_reader_open(const char *path, struct secmap_reader **reader)
 {
-	uint8_t *buf = NULL;
-	void *feat = NULL;
-	size_t len = 0;
+	uint64_t off = 0, size;
+	const uint8_t *buf;
+	size_t map_len, len;
+	void *map;
 	int err;
 
 	if (!path || !reader)
 		return libsecmap_err(-EINVAL);
 	*reader = NULL;
-	err = read_whole_file(path, &buf, &len);
+	err = map_file(path, &map, &map_len);
 	if (err)
 		return libsecmap_err(err);
+	buf = map ? map : (const uint8_t *)"";
+	len = map_len;
 	if (is_perf_data(buf, len)) {
-		free(buf);
-		err = secmap_perf_read_feature(path, SECMAP_PERF_FEATURE_BIT, &feat, &len);
+		err = find_feature(path, map_len, &off, &size);
 		if (err)
-			return libsecmap_err(err);
-		buf = feat;
+			goto fail;
+		buf += off;
+		len = (size_t)size;
 	}
 	err = reader_new(buf, len, reader);
 	if (err)
-		free(buf);
-	return err ? libsecmap_err(err) : 0;
+		goto fail;
+	(*reader)->map = map;
+	(*reader)->map_len = map_len;
+	(*reader)->released = (size_t)off & ~(size_t)4095;
+	return 0;
+fail:
+	if (map)
+		munmap(map, map_len);
+	return libsecmap_err(err);
 }
 
 SECMAP_EXPORT void secmap_reader_free(struct secmap_reader *reader)
 {
 	if (!reader)
 		return;
-	free(reader->buf);
+	if (reader->map)
+		munmap(reader->map, reader->map_len);
+	free(reader->owned);
 	free(reader);
 }
 

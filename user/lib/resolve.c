@@ -113,11 +113,11 @@ struct rs_index {
 	struct rs_ref *refs;
 };
 
+/* 12 bytes: a kernel has 100 000 and more text symbols. */
 struct rs_kernel_sym {
 	uint64_t addr;
-	size_t name_off;	/* into kernel_names, while they grow */
-	const char *name;	/* set by finish() */
-};
+	uint32_t name_off;	/* into kernel_names */
+} __attribute__((packed));
 
 struct secmap_resolver {
 	struct secmap_resolver_opts opts;
@@ -569,6 +569,8 @@ static int kallsyms_line(struct secmap_resolver *res, const char *line, size_t l
 		res->ksyms = k;
 		res->ksyms_cap = cap;
 	}
+	if (res->kernel_names_len + name_len + 1 > UINT32_MAX)
+		return -EFBIG;
 	if (res->kernel_names_len + name_len + 1 > res->kernel_names_cap) {
 		size_t cap = res->kernel_names_cap ? 2 * res->kernel_names_cap : 65536;
 		char *n;
@@ -584,7 +586,7 @@ static int kallsyms_line(struct secmap_resolver *res, const char *line, size_t l
 	if (res->nr_ksyms && res->ksyms[res->nr_ksyms - 1].addr > addr)
 		res->ksyms_sorted = false;
 	res->ksyms[res->nr_ksyms].addr = addr;
-	res->ksyms[res->nr_ksyms].name_off = res->kernel_names_len;
+	res->ksyms[res->nr_ksyms].name_off = (uint32_t)res->kernel_names_len;
 	res->nr_ksyms++;
 	memcpy(res->kernel_names + res->kernel_names_len, name, name_len);
 	res->kernel_names_len += name_len;
@@ -888,7 +890,6 @@ static int load_build(struct secmap_resolver *res, struct secmap_ko_index *idx, 
 /* The kallsyms read: a last line without newline, names placed, order. */
 static int parse_kallsyms(struct secmap_resolver *res)
 {
-	size_t i;
 	int err;
 
 	if (res->partial_len) {
@@ -899,8 +900,6 @@ static int parse_kallsyms(struct secmap_resolver *res)
 		if (err)
 			return err;
 	}
-	for (i = 0; i < res->nr_ksyms; i++)
-		res->ksyms[i].name = res->kernel_names + res->ksyms[i].name_off;
 	/* /proc/kallsyms lists the core in address order, mostly: sort only if not. */
 	if (res->nr_ksyms && !res->ksyms_sorted)
 		qsort(res->ksyms, res->nr_ksyms, sizeof(*res->ksyms), cmp_ksym);
@@ -1333,7 +1332,7 @@ static void resolve_kernel(const struct secmap_resolver *res, uint64_t addr,
 	}
 	out->kind = SECMAP_RESOLVED_KERNEL;
 	out->module = "[kernel]";
-	out->symbol = res->ksyms[lo - 1].name;
+	out->symbol = res->kernel_names + res->ksyms[lo - 1].name_off;
 	out->symbol_offset = addr - res->ksyms[lo - 1].addr;
 }
 
