@@ -38,6 +38,7 @@ struct user_map {
 	uint64_t start, end;
 	uint64_t time;		/* when it was mapped (0: unknown, before all) */
 	const char *path;
+	size_t seq;		/* order among equal times: the later one wins */
 };
 
 struct comm_at {
@@ -192,7 +193,9 @@ static int cmp_map_time(const void *a, const void *b)
 {
 	const struct user_map *x = a, *y = b;
 
-	return x->time < y->time ? -1 : x->time > y->time;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static int cmp_comm_time(const void *a, const void *b)
@@ -213,46 +216,83 @@ static const char *comm_at(const struct task *t, uint64_t time)
 	return t->nr_comms ? t->comms[0].comm : NULL;
 }
 
+/* A FORK record, applied once every MMAP and COMM is known. */
+struct fork_at {
+	uint64_t time;
+	int32_t pid, ppid;
+	size_t seq;		/* file order, for equal times */
+};
+
+static int cmp_fork_time(const void *a, const void *b)
+{
+	const struct fork_at *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 /*
- * A new process starts with its parent's mappings and name (perf does the
- * same on FORK): a child that never execs has no MMAP record of its own.
- * Threads (same pid) share the process's.
+ * A new process starts with its parent's mappings and name as they were
+ * at the fork (perf does the same on FORK): a child that never execs has
+ * no MMAP record of its own. Threads (same pid) share the process's.
+ * Forks are applied in time order, not file order: a grandchild's FORK
+ * can come in the file before its parent's, from another CPU's buffer,
+ * and must find the maps its parent inherited. @parent's comms are sorted.
  */
-static int add_fork(struct sample_walk *w, const struct secmap_perf_record *rec)
+static int apply_fork(struct sample_walk *w, const struct fork_at *f)
 {
 	struct task *child, *parent;
 	struct user_map *maps;
 	struct comm_at *comms;
-	size_t i;
+	const char *comm;
+	size_t i, n;
 
-	if (rec->pid == rec->ppid || rec->pid < 0)
+	if (f->pid == f->ppid || f->pid < 0)
 		return 0;
 	/* The child first: creating it may move the table, finding the parent cannot. */
-	child = find_task(w, rec->pid, true);
+	child = find_task(w, f->pid, true);
 	if (!child)
 		return -ENOMEM;
-	parent = find_task(w, rec->ppid, false);
+	parent = find_task(w, f->ppid, false);
 	if (!parent || parent == child)
 		return 0;
-	if (parent->nr_maps) {
-		maps = realloc(child->maps, (child->nr_maps + parent->nr_maps) * sizeof(*maps));
+	for (i = 0, n = 0; i < parent->nr_maps; i++)
+		n += parent->maps[i].time <= f->time;
+	/*
+	 * Inherited maps go first: at equal times (synthesized at start) the
+	 * child's own, from its exec, must win where they overlap.
+	 */
+	if (n) {
+		maps = malloc((child->nr_maps + n) * sizeof(*maps));
 		if (!maps)
 			return -ENOMEM;
+		for (i = 0, n = 0; i < parent->nr_maps; i++)
+			if (parent->maps[i].time <= f->time)
+				maps[n++] = parent->maps[i];
+		if (child->nr_maps)
+			memcpy(maps + n, child->maps, child->nr_maps * sizeof(*maps));
+		free(child->maps);
 		child->maps = maps;
-		for (i = 0; i < parent->nr_maps; i++)
-			maps[child->nr_maps++] = parent->maps[i];
+		child->nr_maps += n;
 	}
-	if (parent->nr_comms) {
-		comms = realloc(child->comms, (child->nr_comms + 1) * sizeof(*comms));
-		if (!comms)
-			return -ENOMEM;
-		child->comms = comms;
-		/* Named as its parent from the fork on, until an exec renames it. */
-		comms[child->nr_comms].time = rec->time;
-		comms[child->nr_comms].comm = comm_at(parent, rec->time);
-		if (comms[child->nr_comms].comm)
-			child->nr_comms++;
-	}
+	comm = comm_at(parent, f->time);
+	if (!comm)
+		return 0;
+	comms = realloc(child->comms, (child->nr_comms + 1) * sizeof(*comms));
+	if (!comms)
+		return -ENOMEM;
+	child->comms = comms;
+	/*
+	 * Named as its parent from the fork on, until an exec renames it; kept
+	 * sorted, and before a COMM of the same time (synthesized at start,
+	 * the child's own name).
+	 */
+	for (i = child->nr_comms; i > 0 && comms[i - 1].time >= f->time; i--)
+		comms[i] = comms[i - 1];
+	comms[i].time = f->time;
+	comms[i].comm = comm;
+	child->nr_comms++;
 	return 0;
 }
 
@@ -264,9 +304,10 @@ static int add_fork(struct sample_walk *w, const struct secmap_perf_record *rec)
  */
 static int prescan(struct sample_walk *w)
 {
+	struct fork_at *forks = NULL, *f;
 	struct secmap_perf_record rec;
 	struct secmap_perf_data *pd;
-	size_t i;
+	size_t i, j, nr_forks = 0, cap_forks = 0;
 	int ret, err = 0;
 
 	ret = secmap_perf_data_open(w->input, &pd);
@@ -274,23 +315,48 @@ static int prescan(struct sample_walk *w)
 		return ret;
 	secmap_perf_data_skip_samples(pd, true);
 	while (!err && (ret = secmap_perf_data_next(pd, &rec)) == 1) {
-		if (rec.kind == SECMAP_PERF_REC_MMAP || rec.kind == SECMAP_PERF_REC_MMAP2)
+		if (rec.kind == SECMAP_PERF_REC_MMAP || rec.kind == SECMAP_PERF_REC_MMAP2) {
 			err = add_user_map(w, &rec);
-		else if (rec.kind == SECMAP_PERF_REC_COMM)
+		} else if (rec.kind == SECMAP_PERF_REC_COMM) {
 			err = add_comm(w, &rec);
-		else if (rec.kind == SECMAP_PERF_REC_FORK)
-			err = add_fork(w, &rec);
+		} else if (rec.kind == SECMAP_PERF_REC_FORK) {
+			if (nr_forks == cap_forks) {
+				cap_forks = cap_forks ? 2 * cap_forks : 256;
+				f = realloc(forks, cap_forks * sizeof(*forks));
+				if (!f) {
+					err = -ENOMEM;
+					break;
+				}
+				forks = f;
+			}
+			forks[nr_forks] = (struct fork_at) {
+				.time = rec.fields & SAMPLE_TIME ? rec.time : 0,
+				.pid = rec.pid, .ppid = rec.ppid, .seq = nr_forks,
+			};
+			nr_forks++;
+		}
 	}
 	secmap_perf_data_close(pd);
 	/* A corrupt record shows in the main pass, where its samples are. */
 	for (i = 0; !err && i < w->tasks_size; i++) {
 		struct task *t = &w->tasks[i];
 
-		/* Equal times (synthesized at start: 0) keep no order: they do not overlap. */
-		if (t->nr_maps > 1)
-			qsort(t->maps, t->nr_maps, sizeof(*t->maps), cmp_map_time);
 		if (t->nr_comms > 1)
 			qsort(t->comms, t->nr_comms, sizeof(*t->comms), cmp_comm_time);
+	}
+	if (nr_forks > 1)
+		qsort(forks, nr_forks, sizeof(*forks), cmp_fork_time);
+	for (i = 0; !err && i < nr_forks; i++)
+		err = apply_fork(w, &forks[i]);
+	free(forks);
+	for (i = 0; !err && i < w->tasks_size; i++) {
+		struct task *t = &w->tasks[i];
+
+		if (t->nr_maps < 2)
+			continue;
+		for (j = 0; j < t->nr_maps; j++)
+			t->maps[j].seq = j;
+		qsort(t->maps, t->nr_maps, sizeof(*t->maps), cmp_map_time);
 	}
 	return err;
 }
