@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "secmap.h"
@@ -136,6 +137,14 @@ static inline int libsecmap_err(int err)
  * the id is empty or longer than SECMAP_BUILD_ID_MAX.
  */
 int libsecmap_parse_build_id_notes(const uint8_t *buf, size_t len, uint8_t *id, size_t *id_len);
+
+/*
+ * Open @path for reading only if it is a regular file: an fd, or -errno
+ * (-EISDIR, -EINVAL for a FIFO, socket or device). Never blocks.
+ */
+int libsecmap_open_regular(const char *path);
+/* The same as a FILE (close-on-exec); NULL with errno set. */
+FILE *libsecmap_fopen_regular(const char *path);
 
 struct secmap_snapshot *libsecmap_snapshot_new(void);
 /*

@@ -28,9 +28,9 @@ static int read_kernel_build_id(const char *root, struct secmap_kernel_info *inf
 
 	if (snprintf(path, sizeof(path), "%s/sys/kernel/notes", root) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = libsecmap_open_regular(path);
 	if (fd < 0)
-		return errno == ENOENT || errno == EACCES ? 0 : -errno;
+		return fd == -ENOENT || fd == -EACCES ? 0 : fd;
 	buf = malloc(KERNEL_NOTES_MAX);
 	if (!buf) {
 		close(fd);
@@ -91,7 +91,7 @@ static int read_kallsyms(const char *root, unsigned int flags, struct secmap_ker
 
 	if (snprintf(path, sizeof(path), "%s/proc/kallsyms", root) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	f = fopen(path, "re");
+	f = libsecmap_fopen_regular(path);
 	if (!f)
 		return errno == ENOENT || errno == EACCES ? 0 : -errno;
 	while ((len = getline(&line, &size, f)) > 0) {

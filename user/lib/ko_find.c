@@ -248,6 +248,24 @@ static int walk_dir(const char *dir, struct ko_place *pl)
  * would bring its configuration, alias and blacklist semantics that a
  * lookup by exact module name does not want. It is read once per index.
  */
+/*
+ * A modules.dep path stays in the release's tree: relative (as depmod
+ * writes it) or under @release_dir (as old depmods did), and no ".."
+ * component. Anything else would let the file point the search anywhere.
+ */
+static bool dep_path_ok(const char *release_dir, const char *path)
+{
+	size_t n = strlen(release_dir);
+	const char *p;
+
+	if (path[0] == '/' && (strncmp(path, release_dir, n) || path[n] != '/'))
+		return false;
+	for (p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '/' || !p[2]))
+			return false;
+	return true;
+}
+
 static int read_modules_dep(const char *release_dir, struct ko_place *pl)
 {
 	char *dep, *line = NULL, *colon;
@@ -257,15 +275,17 @@ static int read_modules_dep(const char *release_dir, struct ko_place *pl)
 
 	if (asprintf(&dep, "%s/modules.dep", release_dir) < 0)
 		return -ENOMEM;
-	f = fopen(dep, "re");
+	f = libsecmap_fopen_regular(dep);
 	free(dep);
 	if (!f)
-		return 0;	/* no modules.dep: nothing listed */
+		return 0;	/* no modules.dep (or not a file): nothing listed */
 	while (!err && getline(&line, &cap, f) > 0) {
 		colon = strchr(line, ':');
 		if (!colon || colon == line)
 			continue;
 		*colon = '\0';
+		if (!dep_path_ok(release_dir, line))
+			continue;
 		err = place_add(pl, line[0] == '/' ? NULL : release_dir, line);
 	}
 	free(line);

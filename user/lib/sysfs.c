@@ -93,9 +93,9 @@ static ssize_t read_small(const char *path, void *buf, size_t size)
 	ssize_t n;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = libsecmap_open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	while (len < size) {
 		n = read(fd, (char *)buf + len, size - len);
 		if (n < 0 && errno == EINTR)
@@ -414,7 +414,7 @@ SECMAP_EXPORT int secmap_snapshot_from_sysfs(const char *root, struct secmap_sna
 	if (!snap)
 		return libsecmap_err(-ENOMEM);
 	/* Modules in the kernel's order (newest first), as lsmod shows them. */
-	f = fopen(path, "re");
+	f = libsecmap_fopen_regular(path);
 	if (!f) {
 		err = -errno;
 		goto out;

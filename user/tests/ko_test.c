@@ -895,6 +895,39 @@ TEST_F(ko, find_dash_underscore)
 	EXPECT_STREQ("r/kernel/sound/snd-hda-codec-generic.ko", rel);
 }
 
+/*
+ * A modules.dep names files in its release's tree only: "..", or an
+ * absolute path elsewhere, is not followed, though the file is there. A
+ * modules.dep that is a FIFO is no modules.dep (and does not hang).
+ */
+TEST_F(ko, modules_dep_stays_in_its_tree)
+{
+	const char *d = self->dir;
+	struct secmap_ko_search s = { .release = "r", .debug_root = "", .buildid_cache = "" };
+	char rel[PATH_MAX], dep[PATH_MAX];
+
+	s.modules_root = d;
+	ASSERT_EQ(0, place_ko(d, "outside/evil.ko", NULL));
+	ASSERT_EQ(0, place_ko(d, "r/kernel/good.ko", NULL));
+	ASSERT_EQ(0, place_ko(d, "r/kernel/old.ko", NULL));
+	ASSERT_EQ(0, run("printf '../outside/evil.ko:\nkernel/../../outside/evil.ko:\n"
+			 "%s/outside/evil.ko:\nkernel/good.ko:\n%s/r/kernel/old.ko:\n' "
+			 "> %s/r/modules.dep", d, d, d));
+	EXPECT_EQ(-ENOENT, find(&s, "evil", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_EQ(0, find(&s, "good", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("r/kernel/good.ko", rel);
+	/* Absolute under the release's directory, as old depmods wrote: followed. */
+	EXPECT_EQ(0, find(&s, "old", NULL, 0, d, rel, sizeof(rel)));
+	EXPECT_STREQ("r/kernel/old.ko", rel);
+
+	snprintf(dep, sizeof(dep), "%s/r/modules.dep", d);
+	ASSERT_EQ(0, unlink(dep));
+	ASSERT_EQ(0, mkfifo(dep, 0600));
+	alarm(10);	/* a hang fails the test */
+	EXPECT_EQ(-ENOENT, find(&s, "good", NULL, 0, d, rel, sizeof(rel)));
+	alarm(0);
+}
+
 TEST_F(ko, find_buildid_cache_layouts)
 {
 	const char *d = self->dir, *hex = self->id_hex;

@@ -293,6 +293,36 @@ TEST_F(sysfs, missing_proc_modules)
 	EXPECT_EQ(ENOENT, errno);
 }
 
+/*
+ * A FIFO where a file should be (a hostile or broken root) is refused with
+ * EINVAL, not waited on forever: /proc/modules, a section, a note.
+ */
+TEST_F(sysfs, fifo_refused_not_waited_on)
+{
+	static const char *const files[] = {
+		"sys/module/dummy/sections/.text", "sys/module/dummy/notes/.note.gnu.build-id",
+		"proc/modules",
+	};
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", self->root, files[i]);
+		ASSERT_EQ(0, unlink(path));
+		ASSERT_EQ(0, mkfifo(path, 0600));
+		alarm(10);	/* a hang fails the test */
+		EXPECT_EQ(-EINVAL, secmap_snapshot_from_sysfs(self->root, &self->snap))
+			TH_LOG("%s", files[i]);
+		alarm(0);
+		secmap_snapshot_free(self->snap);
+		self->snap = NULL;
+		ASSERT_EQ(0, unlink(path));
+		ASSERT_EQ(0, puts_(self->root, files[i], i == 2 ?
+				   "dummy 16384 0 - Live 0xffffffffc0564000 (OE)\n" :
+				   "0xffffffffc0564000\n"));
+	}
+}
+
 TEST_F(sysfs, malformed_address_eproto)
 {
 	static const char *const bad[] = {
