@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "json_out.h"
 #include "secmap_cli.h"
 
 const char *bin_name = "secmap";
@@ -58,7 +59,7 @@ void p_err(const char *fmt, ...)
 
 	if (json_output) {
 		obj = json_object_new_object();
-		msg = json_object_new_string(text ? text : "out of memory");
+		msg = json_string_new(text ? text : "out of memory");
 		if (obj && msg && !json_object_object_add(obj, "error", msg)) {
 			msg = NULL;
 			/* If stdout is gone, stderr is the only place left to tell anyone. */
@@ -105,11 +106,25 @@ bool handle_output_option(int opt)
 
 int usage_error(const char *cmd, char **argv, void (*usage)(FILE *f))
 {
-	/* optopt is set for short options only; a bad long one is in argv. */
-	if (optopt)
+	const char *arg = argv[optind - 1], *eq;
+
+	/*
+	 * getopt_long() returns '?' with optopt 0 for an unknown long option,
+	 * and with optopt set to the option's value (a character, or a long
+	 * option's code) for a known one used wrongly: "--json=1" for an
+	 * option without a value, "--input" with none.
+	 */
+	if (!strncmp(arg, "--", 2) && optopt) {
+		eq = strchr(arg, '=');
+		if (eq)
+			p_err("%s: option '%.*s' takes no value", cmd, (int)(eq - arg), arg);
+		else
+			p_err("%s: option '%s' needs a value", cmd, arg);
+	} else if (!strncmp(arg, "--", 2) || optopt <= ' ' || optopt > '~') {
+		p_err("%s: unknown option '%s'", cmd, arg);
+	} else {
 		p_err("%s: unknown option '-%c'", cmd, optopt);
-	else
-		p_err("%s: unknown option '%s'", cmd, argv[optind - 1]);
+	}
 	if (!json_output)
 		usage(stderr);
 	return SECMAP_EXIT_USAGE;
@@ -152,4 +167,120 @@ char *bytes_hex(const uint8_t *bytes, size_t len)
 	if (hex)
 		hex_encode(bytes, len, hex);
 	return hex;
+}
+
+size_t utf8_char_len(const unsigned char *p)
+{
+	unsigned int c = p[0], n, i;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;	/* a continuation byte, an overlong lead (c0, c1), or > U+10FFFF */
+	cp = c & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;	/* also stops at the NUL */
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	/* Overlong forms, UTF-16 surrogates, beyond Unicode. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+bool utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	while (*p) {
+		n = utf8_char_len(p);
+		if (!n)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+char *utf8_replace_invalid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	/* At worst each byte becomes the 3 bytes of U+FFFD. */
+	char *out = malloc(3 * strlen(s) + 1), *o = out;
+	size_t n;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		n = utf8_char_len(p);
+		if (n) {
+			memcpy(o, p, n);
+			o += n;
+			p += n;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			p++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Code points a terminal acts on: C0 controls, DEL, C1 controls. */
+static bool is_control(const unsigned char *p, size_t n)
+{
+	return (n == 1 && (p[0] < 0x20 || p[0] == 0x7f)) ||
+	       (n == 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f);
+}
+
+#define TEXT_SAFE_SLOTS 8
+#define TEXT_SAFE_SIZE 1024
+
+const char *text_safe(const char *s)
+{
+	static char slots[TEXT_SAFE_SLOTS][TEXT_SAFE_SIZE];
+	static unsigned int next;
+	const unsigned char *p = (const unsigned char *)s;
+	char *out, *o;
+	size_t n, i;
+
+	if (!s)
+		return s;
+	for (; *p; p += n) {
+		n = utf8_char_len(p);
+		if (!n || is_control(p, n))
+			break;
+	}
+	if (!*p)
+		return s;	/* nothing to escape: the common case, no copy */
+	out = slots[next++ % TEXT_SAFE_SLOTS];
+	o = out;
+	for (p = (const unsigned char *)s; *p; p += n) {
+		/* Room for one escaped byte ("\xNN") per byte of a character, and "...". */
+		if (o - out > TEXT_SAFE_SIZE - 4 * 4 - 4) {
+			strcpy(o, "...");
+			return out;
+		}
+		n = utf8_char_len(p);
+		if (n && !is_control(p, n)) {
+			memcpy(o, p, n);
+			o += n;
+			continue;
+		}
+		for (i = 0; i < (n ? n : 1); i++)
+			o += sprintf(o, "\\x%02x", p[i]);
+		n = n ? n : 1;
+	}
+	*o = '\0';
+	return out;
 }

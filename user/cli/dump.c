@@ -344,13 +344,13 @@ static void print_module_line(FILE *f, const struct secmap_module *mod, const ch
 	const char *state = secmap_module_state_name(secmap_module_state(mod));
 	char *build_id = build_id_hex(mod);
 
-	fprintf(f, "%s  %s", secmap_module_name(mod), state ? state : "-");
+	fprintf(f, "%s  %s", text_safe(secmap_module_name(mod)), state ? state : "-");
 	if (secmap_module_taint(mod))
 		fprintf(f, "  taint 0x%" PRIx64, secmap_module_taint(mod));
 	if (build_id)
 		fprintf(f, "  build-id %s", build_id);
 	if (path)
-		fprintf(f, "  file %s", path);
+		fprintf(f, "  file %s", text_safe(path));
 	fputc('\n', f);
 	free(build_id);
 }
@@ -381,11 +381,11 @@ int dump_print_table_ko(FILE *f, const struct secmap_module *const *mods, size_t
 	size_t i, j, nsec;
 
 	for (i = 0; i < nr_mods; i++) {
-		len = strlen(secmap_module_name(mods[i]));
+		len = strlen(text_safe(secmap_module_name(mods[i])));
 		if (len > wmod)
 			wmod = len;
 		for (j = 0; j < secmap_module_section_count(mods[i]); j++) {
-			len = strlen(secmap_section_name(secmap_module_section(mods[i], j)));
+			len = strlen(text_safe(secmap_section_name(secmap_module_section(mods[i], j))));
 			if (len > wsec)
 				wsec = len;
 			if (!kos)
@@ -411,7 +411,7 @@ int dump_print_table_ko(FILE *f, const struct secmap_module *const *mods, size_t
 		nsec = secmap_module_section_count(mods[i]);
 		/* Keep a module without sections visible rather than dropping it. */
 		if (!nsec)
-			fprintf(f, "%-*s  %-*s  %s\n", wmod, secmap_module_name(mods[i]),
+			fprintf(f, "%-*s  %-*s  %s\n", wmod, text_safe(secmap_module_name(mods[i])),
 				wsec, "-", "-");
 		for (j = 0; j < nsec; j++) {
 			const struct secmap_section *sec = secmap_module_section(mods[i], j);
@@ -421,14 +421,16 @@ int dump_print_table_ko(FILE *f, const struct secmap_module *const *mods, size_t
 				ko_cell(size, sizeof(size), kos, i, j, false);
 				ko_cell(pgoff, sizeof(pgoff), kos, i, j, true);
 				fprintf(f, "%-*s  %-*s  0x%016" PRIx64 "  %-*s  %-*s%s%s\n", wmod,
-					secmap_module_name(mods[i]), wsec, secmap_section_name(sec),
+					text_safe(secmap_module_name(mods[i])), wsec,
+					text_safe(secmap_section_name(sec)),
 					secmap_section_addr(sec), wsize, size, *flags ? wpgoff : 0,
 					pgoff, *flags ? "  " : "", flags);
 				continue;
 			}
 			/* Zero-padded so that the column lines up; no trailing blanks. */
 			fprintf(f, "%-*s  %-*s  0x%016" PRIx64 "%s%s\n", wmod,
-				secmap_module_name(mods[i]), wsec, secmap_section_name(sec),
+				text_safe(secmap_module_name(mods[i])), wsec,
+				text_safe(secmap_section_name(sec)),
 				secmap_section_addr(sec), *flags ? "  " : "", flags);
 		}
 	}
@@ -722,7 +724,7 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 		fprintf(diag, "Notice: no .ko found for %zu module%s: ", nr_missing,
 			nr_missing == 1 ? "" : "s");
 		for (i = 0; i < nr_missing && i < DUMP_KO_NOTICE_NAMES; i++)
-			fprintf(diag, "%s%s", i ? ", " : "", secmap_module_name(missing[i]));
+			fprintf(diag, "%s%s", i ? ", " : "", text_safe(secmap_module_name(missing[i])));
 		fprintf(diag, "%s\n", nr_missing > DUMP_KO_NOTICE_NAMES ? "..." : "");
 	}
 	*kosp = kos;

@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "json_out.h"
 #include "secmap_cli.h"
 
 static void info_usage(FILE *f)
@@ -47,8 +48,8 @@ struct json_object *info_build_json(const struct secmap_info *info)
 		return NULL;
 	if (obj_add(obj, "version", json_object_new_uint64(info->version)) ||
 	    obj_add(obj, "generation", json_object_new_uint64(info->generation)) ||
-	    obj_add(obj, "release", json_object_new_string(info->release)) ||
-	    (hook ? obj_add(obj, "hook", json_object_new_string(hook)) :
+	    obj_add(obj, "release", json_string_new(info->release)) ||
+	    (hook ? obj_add(obj, "hook", json_string_new(hook)) :
 		    obj_add_null(obj, "hook")) ||
 	    obj_add(obj, "event_seq", json_object_new_uint64(info->event_seq))) {
 		json_object_put(obj);

@@ -17,6 +17,7 @@
 
 #include <json-c/json.h>
 
+#include "json_out.h"
 #include "secmap_cli.h"
 
 #define PERF_HEADER_SIZE 104
@@ -314,7 +315,7 @@ static int print_result(const char *out_path)
 		return SECMAP_EXIT_FAILURE;
 	}
 	obj = json_object_new_object();
-	if (!obj || obj_add(obj, "output", json_object_new_string(out_path)) ||
+	if (!obj || obj_add(obj, "output", json_string_new(out_path)) ||
 	    obj_add(obj, "bytes", json_object_new_uint64((uint64_t)st.st_size))) {
 		json_object_put(obj);
 		p_err("out of memory");

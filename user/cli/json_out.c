@@ -12,6 +12,11 @@
  * both ways print the same bytes, which the unit tests check against
  * json-c for every byte value and for whole dumps. --pretty, and anything
  * that wants the objects (monitor), use the tree.
+ *
+ * JSON text is UTF-8 (RFC 8259, section 8.1) and json-c copies other
+ * bytes as they are, while names from the kernel or a .ko may be any
+ * bytes: both ways replace each byte of an invalid UTF-8 sequence with
+ * U+FFFD, as decoders do, so that every output parses.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +26,7 @@
 #include <json-c/json.h>
 
 #include "json_out.h"
+#include "secmap_cli.h"
 
 /* Deeper than any document secmap prints. */
 #define JSON_OUT_MAX_DEPTH 16
@@ -143,7 +149,7 @@ static bool put_string_fast(struct json_out *o, const char *s)
 		return false;
 	room -= 2;
 	p[0] = '"';
-	for (i = 0; c[i] >= 0x20 && c[i] != '"' && c[i] != '\\'; i++) {
+	for (i = 0; c[i] >= 0x20 && c[i] < 0x80 && c[i] != '"' && c[i] != '\\'; i++) {
 		if (i == room)
 			return false;
 		p[i + 1] = c[i];
@@ -158,29 +164,54 @@ static bool put_string_fast(struct json_out *o, const char *s)
 static void put_string(struct json_out *o, const char *s)
 {
 	const char *text = NULL;
+	char *valid = NULL;
 	size_t len;
 
 	if (put_string_fast(o, s))
 		return;
+	if (!utf8_valid(s)) {
+		valid = utf8_replace_invalid(s);
+		if (!valid)
+			goto nomem;
+		s = valid;
+	}
 	if (copy_as_is(s, &len)) {
 		put_char(o, '"');
 		put(o, s, len);
 		put_char(o, '"');
+		free(valid);
 		return;
 	}
 	/* json-c's serialiser escapes it, quotes included, as it would in a tree. */
 	if (!o->escaper)
 		o->escaper = json_object_new_string(s);
-	else if (!json_object_set_string(o->escaper, s))
+	else if (json_object_set_string(o->escaper, s) != 1)
 		goto nomem;
 	if (o->escaper)
 		text = json_object_to_json_string_length(o->escaper, JSON_OUT_FLAGS, &len);
 	if (!text)
 		goto nomem;
 	put(o, text, len);
+	free(valid);
 	return;
 nomem:
+	free(valid);
 	set_err(o, -ENOMEM);
+}
+
+struct json_object *json_string_new(const char *s)
+{
+	struct json_object *str;
+	char *valid;
+
+	if (utf8_valid(s))
+		return json_object_new_string(s);
+	valid = utf8_replace_invalid(s);
+	if (!valid)
+		return NULL;
+	str = json_object_new_string(valid);
+	free(valid);
+	return str;
 }
 
 /* The comma and key that come before a value at the current depth. */
@@ -330,7 +361,7 @@ void json_out_str(struct json_out *o, const char *key, const char *str)
 		put_prefix(o, key);
 		put_string(o, str);
 	} else {
-		attach_new(o, key, json_object_new_string(str));
+		attach_new(o, key, json_string_new(str));
 	}
 	value_done(o);
 }

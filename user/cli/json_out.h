@@ -37,6 +37,9 @@ void json_out_u64(struct json_out *o, const char *key, uint64_t val);
 void json_out_bool(struct json_out *o, const char *key, bool val);
 void json_out_null(struct json_out *o, const char *key);
 
+/* A json-c string of @s, invalid UTF-8 replaced (see json_out.c); NULL if out of memory. */
+struct json_object *json_string_new(const char *s);
+
 /* Record a failure met while describing the document (e.g. -ENOMEM); the first one sticks. */
 void json_out_fail(struct json_out *o, int err);
 

@@ -127,7 +127,7 @@ int monitor_print_event(FILE *f, const struct secmap_event *ev)
 	fprintf(f, "[%" PRIu64 " %" PRIu64 "] seq %" PRIu64 " %s %s",
 		secmap_event_time_local_ns(ev), secmap_event_time_mono_ns(ev),
 		secmap_event_seq(ev), event_name(secmap_event_type(ev)),
-		secmap_module_name(mod));
+		text_safe(secmap_module_name(mod)));
 	if (secmap_event_type(ev) == SECMAP_CMD_MODULE_NEW_NTF) {
 		nsec = secmap_module_section_count(mod);
 		fprintf(f, " (%zu section%s)", nsec, nsec == 1 ? "" : "s");

@@ -177,11 +177,11 @@ static void report_print_stdio(struct sample_walk *w, const struct row *rows, si
 		printf("%9.2f%%  %8" PRIu64, ev_period[ev] ? 100.0 * r->period / ev_period[ev] : 0.0,
 		       r->samples);
 		if (keys & SORT_MODULE)
-			printf("  %-24s", or_dash(r->module));
+			printf("  %-24s", text_safe(or_dash(r->module)));
 		if (keys & SORT_SECTION)
-			printf("  %-16s", r->section ? r->section : "-");
+			printf("  %-16s", r->section ? text_safe(r->section) : "-");
 		if (keys & SORT_SYMBOL)
-			printf("  %s", or_dash(r->symbol));
+			printf("  %s", text_safe(or_dash(r->symbol)));
 		printf("\n");
 	}
 }

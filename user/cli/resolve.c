@@ -142,11 +142,11 @@ int resolver_open(const struct resolver_args *args, struct secmap_resolver **res
 		bid = mod.build_id_len ? bytes_hex(mod.build_id, mod.build_id_len) : NULL;
 		if (mod.err == -ESTALE) {
 			p_err("the .ko found for %s has another build-id than the recorded %s; "
-			      "--force uses it anyway", mod.name, bid ? bid : "(none)");
+			      "--force uses it anyway", text_safe(mod.name), bid ? bid : "(none)");
 			ret = SECMAP_EXIT_KO_MISMATCH;
 		} else if (!args->quiet) {
 			fprintf(stderr, "Warning: %s (build-id %s): %s; its samples resolve to "
-				"section+offset only\n", mod.name, bid ? bid : "none",
+				"section+offset only\n", text_safe(mod.name), bid ? bid : "none",
 				mod.err == -ENOENT ? "no .ko found (--ko-path, or unpack its "
 				"secmap archive into ~/.debug)" : strerror(-mod.err));
 		}
@@ -166,7 +166,7 @@ static const char *sym_str(const struct secmap_resolution *r, char *buf, size_t 
 {
 	if (!r->symbol)
 		return NULL;
-	snprintf(buf, size, "%s+0x%" PRIx64, r->symbol, r->symbol_offset);
+	snprintf(buf, size, "%s+0x%" PRIx64, text_safe(r->symbol), r->symbol_offset);
 	return buf;
 }
 
@@ -220,15 +220,16 @@ static int print_one(const struct secmap_resolver *res, const char *arg)
 		return json_out_finish(o, NULL) ? SECMAP_EXIT_FAILURE : SECMAP_EXIT_OK;
 	}
 	if (!found)
-		printf("%s [unknown]\n", arg);
+		printf("%s [unknown]\n", text_safe(arg));
 	else if (r.kind == SECMAP_RESOLVED_KERNEL)
-		printf("%s [kernel] %s\n", arg, sym_str(&r, sym, sizeof(sym)));
+		printf("%s [kernel] %s\n", text_safe(arg), sym_str(&r, sym, sizeof(sym)));
 	else if (r.section)
-		printf("%s %s %s+0x%" PRIx64 " %s%s%s\n", arg, r.module, r.section,
+		printf("%s %s %s+0x%" PRIx64 " %s%s%s\n", text_safe(arg), text_safe(r.module),
+		       text_safe(r.section),
 		       r.section_offset, r.symbol ? sym_str(&r, sym, sizeof(sym)) : "[unknown]",
 		       r.reason ? " # " : "", r.reason ? r.reason : "");
 	else
-		printf("%s %s +0x%" PRIx64 " [unknown] # %s\n", arg, r.module,
+		printf("%s %s +0x%" PRIx64 " [unknown] # %s\n", text_safe(arg), text_safe(r.module),
 		       r.section_offset, r.reason);
 	return SECMAP_EXIT_OK;
 }

@@ -41,7 +41,7 @@ static void script_usage(FILE *f)
 static void print_sym(FILE *out, const struct frame *f)
 {
 	if (f->symbol)
-		fprintf(out, "%s+0x%" PRIx64, f->symbol, f->symbol_offset);
+		fprintf(out, "%s+0x%" PRIx64, text_safe(f->symbol), f->symbol_offset);
 	else
 		fputs("[unknown]", out);
 }
@@ -50,7 +50,7 @@ static void print_sample(FILE *out, const struct sample *s, const char *event, b
 {
 	size_t i;
 
-	fprintf(out, "%16s %5d", s->comm, s->tid);
+	fprintf(out, "%16s %5d", text_safe(s->comm), s->tid);
 	if (s->has_cpu)
 		fprintf(out, " [%03u]", s->cpu);
 	if (s->has_time) {
@@ -65,14 +65,14 @@ static void print_sample(FILE *out, const struct sample *s, const char *event, b
 	if (!s->nr_chain) {
 		fprintf(out, " %16" PRIx64 " ", s->frame.ip);
 		print_sym(out, &s->frame);
-		fprintf(out, " (%s)\n", s->frame.dso);
+		fprintf(out, " (%s)\n", text_safe(s->frame.dso));
 		return;
 	}
 	fputc('\n', out);
 	for (i = 0; i < s->nr_chain; i++) {
 		fprintf(out, "\t%16" PRIx64 " ", s->chain[i].ip);
 		print_sym(out, &s->chain[i]);
-		fprintf(out, " (%s)\n", s->chain[i].dso);
+		fprintf(out, " (%s)\n", text_safe(s->chain[i].dso));
 	}
 	fputc('\n', out);
 }

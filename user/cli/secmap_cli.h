@@ -126,6 +126,22 @@ void hex_encode(const uint8_t *bytes, size_t len, char *out);
 /* The same, malloc()ed; NULL when out of memory. */
 char *bytes_hex(const uint8_t *bytes, size_t len);
 
+/*
+ * Names come from the kernel, .ko files and recordings: any bytes but NUL.
+ * utf8_char_len(): the length of the valid UTF-8 character at @p (1 to 4),
+ * or 0 for an invalid sequence (overlong, surrogate, past U+10FFFF, cut).
+ */
+size_t utf8_char_len(const unsigned char *p);
+bool utf8_valid(const char *s);
+/* A malloc()ed copy of @s with each byte of an invalid sequence as U+FFFD; NULL if no memory. */
+char *utf8_replace_invalid(const char *s);
+/*
+ * @s for a terminal: unchanged if it holds no control character (C0, DEL,
+ * C1) and is valid UTF-8; else a copy where each such byte is "\xNN"
+ * (cut with "..." past 1 KiB). The copy lives until 8 more calls.
+ */
+const char *text_safe(const char *s);
+
 /* A one-line reason why a recording (secmap.data or perf.data) cannot be read. */
 const char *recording_strerror(int err);
 /* The exit code for it: SECMAP_EXIT_BAD_INPUT for a file of the wrong kind or corrupt. */

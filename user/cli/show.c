@@ -150,7 +150,8 @@ static void show_text(FILE *f, const struct secmap_record *rec, const char *bid)
 		type_name(rec->type));
 	switch (rec->type) {
 	case SECMAP_REC_KERNEL:
-		fprintf(f, " %s build-id %s %s=", rec->release, bid ? bid : "-", rec->ref_name);
+		fprintf(f, " %s build-id %s %s=", text_safe(rec->release), bid ? bid : "-",
+			text_safe(rec->ref_name));
 		if (rec->flags & SECMAP_KERNEL_F_REF_ADDR)
 			fprintf(f, "0x%" PRIx64 "\n", rec->ref_addr);
 		else
@@ -168,11 +169,12 @@ static void show_text(FILE *f, const struct secmap_record *rec, const char *bid)
 	case SECMAP_REC_SEC_MAP:
 		map_flags_str(rec->flags, flags, sizeof(flags));
 		fprintf(f, " %s %s 0x%" PRIx64 " len 0x%" PRIx64 " pgoff 0x%" PRIx64
-			" %s seq %" PRIu64 " build-id %s\n", rec->module, rec->section, rec->start,
+			" %s seq %" PRIu64 " build-id %s\n", text_safe(rec->module),
+			text_safe(rec->section), rec->start,
 			rec->len, rec->pgoff, flags, rec->seq, bid ? bid : "-");
 		break;
 	case SECMAP_REC_UNMAP:
-		fprintf(f, " %s%s seq %" PRIu64 "\n", rec->module,
+		fprintf(f, " %s%s seq %" PRIu64 "\n", text_safe(rec->module),
 			rec->flags & SECMAP_UNMAP_F_INIT ? " init" : "", rec->seq);
 		break;
 	case SECMAP_REC_FINISHED:
@@ -205,6 +207,7 @@ int recording_exit_code(int err)
 {
 	switch (-err) {
 	case EINVAL:
+	case EISDIR:
 	case ENOTSUP:
 	case ENODATA:
 	case EBADMSG:

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <json-c/json.h>
 
@@ -263,7 +264,10 @@ TEST_F(dump, json_stream_same_bytes_as_json_c)
 	free(buf);
 }
 
-/* Every byte value in a string comes out as json-c writes it. */
+/*
+ * Every byte value in a string comes out as json-c writes it; a lone byte
+ * of 0x80 or more, invalid UTF-8, as U+FFFD (the documented choice).
+ */
 TEST_F(dump, json_stream_escapes_as_json_c)
 {
 	struct json_object *str;
@@ -275,7 +279,7 @@ TEST_F(dump, json_stream_escapes_as_json_c)
 
 	for (c = 1; c < 256; c++) {
 		snprintf(text, sizeof(text), "a%cz", c);
-		str = json_object_new_string(text);
+		str = json_object_new_string(c < 0x80 ? text : "a\xef\xbf\xbdz");
 		ASSERT_NE(NULL, str);
 		want = json_c_plain(str);
 		json_object_put(str);
@@ -293,6 +297,96 @@ TEST_F(dump, json_stream_escapes_as_json_c)
 		free(got);
 		free(want);
 	}
+}
+
+/* @text through python3's strict UTF-8 decoder and json.loads(): 0 if both accept it. */
+static int python_parses(const char *text)
+{
+	FILE *p = popen("python3 -c 'import json, sys; "
+			"json.loads(sys.stdin.buffer.read().decode(\"utf-8\", \"strict\"))' "
+			"2>/dev/null", "w");
+	int st;
+
+	if (!p)
+		return -1;
+	fputs(text, p);
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * Names are any bytes but NUL: an ANSI escape, invalid UTF-8, a C1
+ * control. JSON (stream and --pretty) still parses as UTF-8; the table
+ * sends no control character to the terminal.
+ */
+TEST(hostile_names)
+{
+	static const char *const names[] = {
+		"red\x1b[31mmod", "latin1\xe9\xff", "\xc0\x80overlong", "c1\xc2\x9bx",
+		"surrogate\xed\xa0\x80", "ok_\xf0\x9f\x98\x80", "cut\xe2\x82",
+	};
+	struct secmap_snapshot *snap = libsecmap_snapshot_new();
+	const struct secmap_module **mods = NULL;
+	char *buf = calloc(1, 4096), *out = NULL;
+	const char *missing = NULL;
+	struct json_object *root;
+	struct nlmsghdr *nlh;
+	size_t i, len, nr;
+	FILE *f;
+
+	ASSERT_NE(NULL, snap);
+	ASSERT_NE(NULL, buf);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		nlh = msg_module(buf, names[i]);
+		msg_section_full(nlh, names[(i + 1) % 7], 0xffffffffc0000000ULL + i, 0, -1);
+		ASSERT_EQ(0, libsecmap_parse_module_msg(nlh, snap));
+	}
+	ASSERT_EQ(0, dump_select(snap, NULL, 0, &mods, &nr, &missing));
+	ASSERT_EQ(7U, nr);
+
+	f = open_memstream(&out, &len);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, dump_print_json_ko(f, mods, nr, NULL));
+	fclose(f);
+	EXPECT_EQ(0, python_parses(out)) TH_LOG("%s", out);
+	/* The valid 4-byte character is kept as it is; the rest replaced. */
+	EXPECT_NE(NULL, strstr(out, "ok_\xf0\x9f\x98\x80"));
+	EXPECT_NE(NULL, strstr(out, "latin1\xef\xbf\xbd\xef\xbf\xbd"));
+	free(out);
+
+	root = dump_build_json_ko(mods, nr, NULL);
+	ASSERT_NE(NULL, root);
+	pretty_output = true;
+	out = NULL;
+	f = open_memstream(&out, &len);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, print_json(f, root));
+	fclose(f);
+	pretty_output = false;
+	json_object_put(root);
+	EXPECT_EQ(0, python_parses(out)) TH_LOG("%s", out);
+	free(out);
+
+	out = NULL;
+	f = open_memstream(&out, &len);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, dump_print_table(f, mods, nr));
+	fclose(f);
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)out[i];
+
+		ASSERT_TRUE(c == '\n' || (c >= 0x20 && c != 0x7f)) TH_LOG("byte %zu: 0x%02x", i, c);
+		/* C1 controls as UTF-8 (U+0080 to U+009F) are escaped too. */
+		ASSERT_FALSE(c == 0xc2 && i + 1 < len && (unsigned char)out[i + 1] >= 0x80 &&
+			     (unsigned char)out[i + 1] <= 0x9f);
+	}
+	EXPECT_NE(NULL, strstr(out, "red\\x1b[31mmod"));
+	EXPECT_NE(NULL, strstr(out, "c1\\xc2\\x9bx"));
+	EXPECT_NE(NULL, strstr(out, "ok_\xf0\x9f\x98\x80"));
+	free(out);
+	free(mods);
+	secmap_snapshot_free(snap);
+	free(buf);
 }
 
 /* Numbers, hex strings, booleans and nulls: the stream and the tree agree. */
