@@ -89,7 +89,12 @@ struct rs_life {
 struct rs_slot {
 	uint64_t from, to;	/* validity */
 	uint64_t start;		/* of the mapping */
-	uint32_t end_off;	/* its end, from the bucket's start, at most 2^shift */
+	/*
+	 * Its length, at most 4 GiB - 1: a module section or a module is far
+	 * smaller (the kernel's module area is 1.5 to 2 GiB); a recording
+	 * that says otherwise gets the first 4 GiB of its mapping resolved.
+	 */
+	uint32_t len;
 	uint32_t ref;		/* into rs_index.refs */
 };
 
@@ -927,10 +932,14 @@ static int add_footprints(struct secmap_resolver *res)
 		sorted = malloc(life->nr_maps * sizeof(*sorted) + 1);
 		if (!sorted)
 			return -ENOMEM;
-		/* Not init sections: once freed, their range is nobody's. */
+		/*
+		 * Not init sections: once freed, their range is nobody's. Not
+		 * the per-CPU template: its "address" is an offset.
+		 */
 		for (j = 0; j < life->nr_maps; j++)
 			if (life->maps[j] < nr_real &&
-			    !(res->maps[life->maps[j]].flags & SECMAP_MAP_F_INIT))
+			    !(res->maps[life->maps[j]].flags &
+			      (SECMAP_MAP_F_INIT | SECMAP_MAP_F_PERCPU)))
 				sorted[n++] = res->maps[life->maps[j]];
 		qsort(sorted, n, sizeof(*sorted), cmp_u64);	/* start is the first field */
 		for (j = 0; j < n && !err;) {
@@ -995,9 +1004,11 @@ static int cmp_ref_of(const void *a, const void *b, void *arg)
 	return x->flags < y->flags ? -1 : x->flags > y->flags;
 }
 
+/* .data..percpu's "address" is an offset in each CPU's area: no code lies there. */
 static bool in_index(const struct rs_map *m, bool footprint)
 {
-	return (m->section == RS_FOOTPRINT) == footprint && m->end > m->start;
+	return (m->section == RS_FOOTPRINT) == footprint && m->end > m->start &&
+	       !(m->flags & SECMAP_MAP_F_PERCPU);
 }
 
 /* How many bucket copies the indexed mappings take with buckets of 2^shift. */
@@ -1027,10 +1038,10 @@ static unsigned int choose_shift(const struct secmap_resolver *res, bool footpri
 	unsigned int shift = 12;
 	size_t n;
 
-	while (shift < 31 && ((hi - lo) >> shift) >= (1u << 20))
+	while (shift < 63 && ((hi - lo) >> shift) >= (1u << 20))
 		shift++;
 	n = count_slots(res, footprint, lo & ~((1ull << shift) - 1), shift);
-	while (shift < 31) {
+	while (shift < 63) {
 		size_t wider = count_slots(res, footprint, lo & ~((1ull << (shift + 1)) - 1),
 					   shift + 1);
 
@@ -1167,20 +1178,16 @@ static int build_index(struct secmap_resolver *res, struct rs_index *idx, bool f
 		if (!in_index(m, footprint))
 			continue;
 		for (b = (m->start - idx->base) >> idx->shift;
-		     b <= (m->end - 1 - idx->base) >> idx->shift; b++) {
-			uint64_t bucket_end = (b + 1) << idx->shift;	/* from base */
-			uint64_t end = m->end - idx->base;
-
+		     b <= (m->end - 1 - idx->base) >> idx->shift; b++)
 			sorted[idx->first[b] + fill[b]++] = (struct rs_sort_slot) {
 				.slot = {
-					.from = m->from[c], .to = m->to[c], .start = m->start,
-					.end_off = (uint32_t)((end < bucket_end ? end : bucket_end) -
-							      (b << idx->shift)),
-					.ref = ref_of[i],
+					.from = m->from[c], .to = m->to[c],
+					.start = m->start, .ref = ref_of[i],
+					.len = m->end - m->start > UINT32_MAX ? UINT32_MAX :
+						(uint32_t)(m->end - m->start),
 				},
 				.map = (uint32_t)i,
 			};
-		}
 	}
 	for (i = 0; i < idx->nr_buckets; i++)
 		if (idx->first[i + 1] - idx->first[i] > 1)
@@ -1208,21 +1215,19 @@ static inline const struct rs_slot *index_find(const struct rs_index *idx, uint6
 					       uint64_t time)
 {
 	const struct rs_slot *slot, *end;
-	uint64_t off, b;
+	uint64_t b;
 
 	if (addr < idx->base || !idx->nr_buckets)
 		return NULL;
-	off = addr - idx->base;
-	b = off >> idx->shift;
+	b = (addr - idx->base) >> idx->shift;
 	if (b >= idx->nr_buckets)
 		return NULL;
-	off &= (1ull << idx->shift) - 1;	/* from the bucket's start */
 	end = &idx->slots[idx->first[b + 1]];
 	for (slot = &idx->slots[idx->first[b]]; slot < end; slot++) {
 		/* Started after @time: a later life, or a later module here. */
 		if (time != SECMAP_TIME_ANY && slot->from > time)
 			continue;
-		if (slot->start <= addr && off < slot->end_off &&
+		if (slot->start <= addr && addr - slot->start < slot->len &&
 		    (time == SECMAP_TIME_ANY || time <= slot->to))
 			return slot;
 	}

@@ -364,6 +364,44 @@ TEST_F(res, many_at_once_equals_one_by_one)
 	}
 }
 
+/*
+ * Addresses far apart: a per-CPU template at its offset (0x39000 in a
+ * 6.12 VM's recording), a section at the top of the address space, one
+ * claiming 2^40 bytes. The index neither fails (it once asked for 8 GiB
+ * of buckets) nor answers for the per-CPU offset.
+ */
+TEST_F(res, far_apart_and_oversized_maps)
+{
+	struct secmap_resolver_opts opts = { .search = &self->search, .no_ko = true };
+	struct secmap_resolution r;
+	struct secmap_record rec;
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	add_first_life(_metadata, self, SIZE);
+	rec = map_rec("fix", ".data..percpu", 0x39000, 0x100, 100,
+		      SECMAP_MAP_F_PERCPU | SECMAP_MAP_F_WRITE, 7, self->id, self->id_len);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("top", ".text", 0xfffffffffff00000ull, 0x1000, 100, SECMAP_MAP_F_EXEC, 20,
+		      NULL, 0);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("huge", ".text", 0x100000000000ull, 1ull << 40, 100, SECMAP_MAP_F_EXEC, 21,
+		      NULL, 0);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, 0x39010, 150, &r));
+	ASSERT_EQ(0, secmap_resolve(self->res, TEXT + 8, 150, &r));
+	ASSERT_STREQ("fix", r.module);
+	ASSERT_EQ(8, r.section_offset);
+	ASSERT_EQ(0, secmap_resolve(self->res, 0xfffffffffff00ff0ull, 150, &r));
+	ASSERT_STREQ("top", r.module);
+	ASSERT_EQ(0xff0, r.section_offset);
+	/* The first 4 GiB of a mapping that claims more. */
+	ASSERT_EQ(0, secmap_resolve(self->res, 0x100000000000ull + 0xfffffff0ull, 150, &r));
+	ASSERT_STREQ("huge", r.module);
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, 0x100000000000ull - 1, 150, &r));
+}
+
 TEST_F(res, monotonic_clock)
 {
 	struct secmap_resolver_opts opts = { .search = &self->search, .clock = SECMAP_CLOCK_MONO };
