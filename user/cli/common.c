@@ -138,13 +138,20 @@ int unexpected_argument(const char *cmd, const char *arg, void (*usage)(FILE *f)
 	return SECMAP_EXIT_USAGE;
 }
 
+const char *client_strerror(int err)
+{
+	if (err == -ENOENT || err == ENOENT)
+		return "secmap kernel module not loaded (generic netlink family \"secmap\" not found)";
+	return secmap_strerror(err);
+}
+
 int open_client(struct secmap_client **client)
 {
 	int err = secmap_client_open(client);
 
 	if (!err)
 		return SECMAP_EXIT_OK;
-	p_err("%s", secmap_strerror(err));
+	p_err("%s", client_strerror(err));
 	return exit_code_from_err(err);
 }
 

@@ -99,13 +99,13 @@ static int dump_snapshot(enum dump_source src, struct secmap_snapshot **snap)
 		return snapshot_sysfs(snap);
 	}
 	if (err) {
-		p_err("%s", secmap_strerror(err));
+		p_err("%s", client_strerror(err));
 		return exit_code_from_err(err);
 	}
 	err = secmap_client_dump(client, snap);
 	secmap_client_close(client);
 	if (err) {
-		p_err("dump failed: %s", secmap_strerror(err));
+		p_err("dump failed: %s", client_strerror(err));
 		return exit_code_from_err(err);
 	}
 	dump_source_used = "netlink";

@@ -117,7 +117,7 @@ int do_info(int argc, char **argv)
 	err = secmap_client_info(client, &info);
 	secmap_client_close(client);
 	if (err) {
-		p_err("info failed: %s", secmap_strerror(err));
+		p_err("info failed: %s", client_strerror(err));
 		return exit_code_from_err(err);
 	}
 	err = info_print(stdout, &info);

@@ -210,7 +210,7 @@ static int monitor_loop(struct secmap_client *client, int sfd, const struct moni
 					"resyncing at the next event\n");
 				continue;
 			} else if (ret) {
-				p_err("monitor: %s", secmap_strerror(ret));
+				p_err("monitor: %s", client_strerror(ret));
 				return exit_code_from_err(ret);
 			} else {
 				ret = monitor_print_event(stdout, ev);
@@ -288,7 +288,7 @@ int do_monitor(int argc, char **argv)
 		else if (err == -EOPNOTSUPP)
 			p_err("the loaded secmap module does not send events");
 		else
-			p_err("cannot subscribe to events: %s", secmap_strerror(err));
+			p_err("cannot subscribe to events: %s", client_strerror(err));
 		secmap_client_close(client);
 		return exit_code_from_err(err);
 	}

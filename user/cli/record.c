@@ -827,7 +827,7 @@ int do_record(int argc, char **argv)
 			p_err("record: reading module addresses and events needs CAP_SYSLOG "
 			      "(and kptr_restrict < 2)");
 		else
-			p_err("record: %s", secmap_strerror(err));
+			p_err("record: %s", client_strerror(err));
 		ret = exit_code_from_err(err);
 		secmap_writer_free(r->w);
 		r->w = NULL;

@@ -38,6 +38,11 @@ bool handle_output_option(int opt);
 /* Report getopt's unknown option (or a bad argument) for @cmd; SECMAP_EXIT_USAGE. */
 int usage_error(const char *cmd, char **argv, void (*usage)(FILE *f));
 int unexpected_argument(const char *cmd, const char *arg, void (*usage)(FILE *f));
+/*
+ * secmap_strerror() for an error of the netlink client: there, and only
+ * there, -ENOENT means the secmap family is not registered.
+ */
+const char *client_strerror(int err);
 /* Open a client; 0, or the exit code after reporting why it failed. */
 int open_client(struct secmap_client **client);
 /* Map a negative errno from libsecmap to one of the SECMAP_EXIT_* codes. */

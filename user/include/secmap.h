@@ -64,7 +64,7 @@ void secmap_client_close(struct secmap_client *client);
 int secmap_client_dump(struct secmap_client *client, struct secmap_snapshot **snapshot);
 /*
  * Dumps flagged NLM_F_DUMP_INTR (modules changed mid-dump) are retried;
- * after this many in a row secmap_client_dump() gives up with -EAGAIN.
+ * after this many in a row secmap_client_dump() gives up with -EBUSY.
  */
 #define SECMAP_DUMP_MAX_TRIES 16
 /*

@@ -888,7 +888,7 @@ int libsecmap_dump_retry(int (*once)(void *arg, struct secmap_snapshot *snap), v
 		if (err != -EINTR)
 			return libsecmap_err(err);
 		if (tries >= SECMAP_DUMP_MAX_TRIES)
-			return libsecmap_err(-EAGAIN);
+			return libsecmap_err(-EBUSY);
 		(*retries)++;
 	}
 }
@@ -936,7 +936,7 @@ static int client_dump_covered(struct secmap_client *c, struct secmap_snapshot *
 		}
 		secmap_snapshot_free(snap);
 		if (tries >= SECMAP_DUMP_MAX_TRIES)
-			return libsecmap_err(-EAGAIN);
+			return libsecmap_err(-EBUSY);
 		c->dump_retries++;
 	}
 }

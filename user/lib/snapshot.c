@@ -414,15 +414,18 @@ SECMAP_EXPORT const char *secmap_strerror(int err)
 {
 	if (err < 0)
 		err = -err;
+	/*
+	 * Context-free words only: ENOENT means "not loaded" from
+	 * secmap_client_open() but "no such file" from a .ko search or a
+	 * sysfs read, and EAGAIN "nothing yet" from secmap_client_next_event().
+	 */
 	switch (err) {
-	case ENOENT:
-		return "secmap kernel module not loaded (family \"secmap\" not found)";
 	case EPERM:
 	case EACCES:
 		return "permission denied (needs CAP_SYSLOG)";
 	case EPROTO:
 		return "malformed reply from kernel";
-	case EAGAIN:
+	case EBUSY:
 		return "module set kept changing during the dump; try again";
 	/* Files (recordings, perf.data): "Bad message", "File exists" would mislead. */
 	case EBADMSG:
