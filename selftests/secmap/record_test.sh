@@ -121,10 +121,22 @@ check "record: SIGTERM reaches COMMAND, whose status is returned (42)" [ $? -eq 
 check "record: an interrupted recording is complete" sh -c 'secmap show -i /tmp/x.data | grep -q finished'
 
 # secmap.ko unloaded and loaded again mid-recording: resumes, gap recorded.
+# A monitor beside it subscribes again and says so (idle 4 s after the end).
+secmap monitor -j --timeout-ms 4000 >"$out/monitor-reload.jsonl" \
+	2>"$out/monitor-reload.stderr" &
+monitor_pid=$!
+sleep 0.5
 secmap record -q --no-kallsyms -o "$tmp/reload.data" -- sh -c "
 	sleep 1; rmmod secmap; insmod $mods/secmap_test_late.ko; sleep 1
 	insmod $mods/secmap.ko; sleep 2; rmmod secmap_test_late; sleep 1" 2>"$out/reload.stderr"
 check "record: recording across a secmap.ko reload exits 0" [ $? -eq 0 ]
+wait $monitor_pid
+check "monitor: across a secmap.ko reload exits 0 (idle timeout)" [ $? -eq 0 ]
+echo "# monitor: $(head -c 600 "$out/monitor-reload.jsonl") $(head -c 300 "$out/monitor-reload.stderr")"
+check "monitor: the reload is a resync listing what loaded meanwhile (secmap_test_late)" \
+	grep -q '"event":"resync","reason":"reload",.*"secmap_test_late"' "$out/monitor-reload.jsonl"
+check "monitor: events after the reload are seen (secmap_test_late gone)" \
+	grep -q '"event":"gone".*"secmap_test_late"' "$out/monitor-reload.jsonl"
 secmap show -j -i "$tmp/reload.data" >"$out/reload.jsonl"
 cp "$tmp/reload.data" "$out/"
 check "record: the reload is recorded as a resync with a gap" grep -q '"reason":"reload"' "$out/reload.jsonl"

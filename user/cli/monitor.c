@@ -63,27 +63,40 @@ static void module_brief_out(struct json_out *o, const char *key,
 	json_out_object_end(o);
 }
 
-/* Events were lost: the modules as they are now replace them. */
-static int print_resync(FILE *f, const struct secmap_event *ev)
+/*
+ * A snapshot that replaces events: @lost of them after a loss (@ev set), or
+ * an unknown number across a reload of secmap.ko (@ev NULL).
+ */
+static int print_resync_snapshot(FILE *f, const struct secmap_event *ev,
+				 const struct secmap_snapshot *snap)
 {
-	const struct secmap_snapshot *snap = secmap_event_snapshot(ev);
 	size_t i, n = secmap_snapshot_module_count(snap);
 	struct json_out *o;
 
 	errno = 0;
 	if (!json_output) {
-		fprintf(f, "!!! lost %" PRIu64 " event%s; resynced at seq %" PRIu64
-			": %zu module%s loaded\n", secmap_event_lost(ev),
-			secmap_event_lost(ev) == 1 ? "" : "s", secmap_event_seq(ev), n,
-			n == 1 ? "" : "s");
+		if (ev)
+			fprintf(f, "!!! lost %" PRIu64 " event%s; resynced at seq %" PRIu64
+				": %zu module%s loaded\n", secmap_event_lost(ev),
+				secmap_event_lost(ev) == 1 ? "" : "s", secmap_event_seq(ev), n,
+				n == 1 ? "" : "s");
+		else
+			fprintf(f, "!!! secmap module reloaded; events in between unknown; "
+				"resynced: %zu module%s loaded\n", n, n == 1 ? "" : "s");
 		return flush_output(f);
 	}
 	o = json_out_stream(f);
 	if (o) {
 		json_out_object_begin(o, NULL);
 		json_out_str(o, "event", "resync");
-		json_out_u64(o, "seq", secmap_event_seq(ev));
-		json_out_u64(o, "lost", secmap_event_lost(ev));
+		json_out_str(o, "reason", ev ? "lost" : "reload");
+		if (ev) {
+			json_out_u64(o, "seq", secmap_event_seq(ev));
+			json_out_u64(o, "lost", secmap_event_lost(ev));
+		} else {
+			json_out_null(o, "seq");
+			json_out_null(o, "lost");
+		}
 		json_out_array_begin(o, "modules");
 		for (i = 0; i < n; i++)
 			module_brief_out(o, NULL, secmap_snapshot_module(snap, i));
@@ -91,6 +104,11 @@ static int print_resync(FILE *f, const struct secmap_event *ev)
 		json_out_object_end(o);
 	}
 	return json_out_finish(o, NULL);
+}
+
+static int print_resync(FILE *f, const struct secmap_event *ev)
+{
+	return print_resync_snapshot(f, ev, secmap_event_snapshot(ev));
 }
 
 static int print_event_json(FILE *f, const struct secmap_event *ev)
@@ -163,68 +181,182 @@ struct monitor_opts {
 };
 
 /* Until a signal, the count or the idle timeout; a SECMAP_EXIT_* code. */
-static int monitor_loop(struct secmap_client *client, int sfd, const struct monitor_opts *o)
+struct monitor {
+	const struct monitor_opts *o;
+	struct secmap_client *client;	/* NULL while secmap.ko is away */
+	struct secmap_family_watch *watch;	/* NULL if it could not be opened */
+	unsigned long seen;
+	int64_t last;
+};
+
+/* Subscribe (again) on a new client; a SECMAP_EXIT_* code, the error reported. */
+static int subscribe(struct monitor *m)
+{
+	int ret, err;
+
+	ret = open_client(&m->client);
+	if (ret)
+		return ret;
+	err = secmap_client_subscribe(m->client);
+	if (!err)
+		return SECMAP_EXIT_OK;
+	if (err == -EPERM || err == -EACCES)
+		p_err("subscribing to secmap events needs CAP_SYSLOG (and kptr_restrict < 2)");
+	else if (err == -EOPNOTSUPP)
+		p_err("the loaded secmap module does not send events");
+	else
+		p_err("cannot subscribe to events: %s", client_strerror(err));
+	secmap_client_close(m->client);
+	m->client = NULL;
+	return exit_code_from_err(err);
+}
+
+/* Every event queued now; 1 when --count is reached, 0, or a SECMAP_EXIT_* code. */
+static int drain(struct monitor *m)
 {
 	struct secmap_event *ev;
-	unsigned long seen = 0;
-	int64_t last = now_ms();
-	struct pollfd pfd[2];
-	int ret, wait;
+	int ret;
 
-	pfd[0].fd = sfd;
-	pfd[0].events = POLLIN;
-	pfd[1].fd = secmap_client_fd(client);
-	pfd[1].events = POLLIN;
+	while (m->client) {
+		ret = secmap_client_next_event(m->client, &ev, 0);
+		if (ret == -EAGAIN)
+			return 0;
+		if (ret == -EPROTO) {
+			/* The sequence gap it leaves makes the next event a resync. */
+			fprintf(stderr, "Warning: skipped a malformed event\n");
+			continue;
+		} else if (ret == -EBUSY) {
+			/* The library keeps the loss pending and retries. */
+			fprintf(stderr, "Warning: events were lost and modules keep changing; "
+				"resyncing at the next event\n");
+			continue;
+		} else if (ret) {
+			p_err("monitor: %s", client_strerror(ret));
+			return exit_code_from_err(ret);
+		}
+		ret = monitor_print_event(stdout, ev);
+		secmap_event_free(ev);
+		m->last = now_ms();
+		m->seen++;
+		if (ret) {
+			fprintf(stderr, "Error: cannot write output: %s\n", strerror(-ret));
+			return SECMAP_EXIT_FAILURE;
+		}
+		if (m->o->count && m->seen >= m->o->count)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * secmap.ko went away or came back. A subscription ends with the family's
+ * registration: on a new one, subscribe again and print the modules loaded
+ * now as a resync, since what happened in between is unknown.
+ */
+static int family_changed(struct monitor *m)
+{
+	struct secmap_snapshot *snap = NULL;
+	struct secmap_client *probe;
+	struct secmap_info info;
+	int ret, err;
+
+	for (;;) {
+		ret = secmap_family_watch_next(m->watch);
+		if (ret == -EAGAIN)
+			return 0;
+		if (ret == -ENOBUFS) {
+			/* Notifications missed: the client still answers, or it is back, or not. */
+			if (m->client && !secmap_client_info(m->client, &info))
+				continue;
+			if (secmap_client_open(&probe))
+				ret = 0;
+			else
+				ret = 1;
+			secmap_client_close(probe);
+		}
+		if (ret == 0) {
+			/* Gone: what is queued first. */
+			err = drain(m);
+			if (err)
+				return err;
+			if (m->client)
+				fprintf(stderr, "Warning: secmap module unloaded; monitoring "
+					"resumes when it is back\n");
+			secmap_client_close(m->client);
+			m->client = NULL;
+			continue;
+		}
+		if (ret < 0) {
+			p_err("monitor: watching for secmap module reloads: %s",
+			      secmap_strerror(ret));
+			return SECMAP_EXIT_FAILURE;
+		}
+		/* Registered: a new instance, even if we never saw the old one go. */
+		err = drain(m);
+		if (err)
+			return err;
+		secmap_client_close(m->client);
+		m->client = NULL;
+		err = subscribe(m);
+		if (err)
+			return err;
+		err = secmap_client_dump(m->client, &snap);
+		if (err) {
+			p_err("monitor: dump after the reload: %s", client_strerror(err));
+			return exit_code_from_err(err);
+		}
+		err = print_resync_snapshot(stdout, NULL, snap);
+		secmap_snapshot_free(snap);
+		if (err) {
+			fprintf(stderr, "Error: cannot write output: %s\n", strerror(-err));
+			return SECMAP_EXIT_FAILURE;
+		}
+		fprintf(stderr, "Warning: secmap module is back; monitoring again\n");
+		m->last = now_ms();
+		m->seen++;
+		if (m->o->count && m->seen >= m->o->count)
+			return 1;
+	}
+}
+
+static int monitor_loop(struct monitor *m, int sfd)
+{
+	struct pollfd pfd[3];
+	int ret, wait, n;
+
+	m->last = now_ms();
 	for (;;) {
 		wait = -1;
-		if (o->timeout_ms >= 0) {
-			int64_t left = o->timeout_ms - (now_ms() - last);
+		if (m->o->timeout_ms >= 0) {
+			int64_t left = m->o->timeout_ms - (now_ms() - m->last);
 
 			wait = left > 0 ? (left > INT_MAX ? INT_MAX : (int)left) : 0;
 		}
-		ret = poll(pfd, 2, wait);
+		n = 0;
+		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		if (m->watch)
+			pfd[n++] = (struct pollfd){ .fd = secmap_family_watch_fd(m->watch),
+						    .events = POLLIN };
+		if (m->client)
+			pfd[n++] = (struct pollfd){ .fd = secmap_client_fd(m->client),
+						    .events = POLLIN };
+		ret = poll(pfd, n, wait);
 		if (ret < 0) {
 			if (errno == EINTR)
 				continue;
 			p_err("poll: %s", strerror(errno));
 			return SECMAP_EXIT_FAILURE;
 		}
-		if (ret == 0 && now_ms() - last >= o->timeout_ms)
+		if (ret == 0 && now_ms() - m->last >= m->o->timeout_ms)
 			return SECMAP_EXIT_OK;
 		if (pfd[0].revents)
 			return SECMAP_EXIT_OK;
-		if (!pfd[1].revents)
-			continue;
-		/* Everything queued, without waiting. */
-		for (;;) {
-			ret = secmap_client_next_event(client, &ev, 0);
-			if (ret == -EAGAIN)
-				break;
-			if (ret == -EPROTO) {
-				/* The sequence gap it leaves makes the next event a resync. */
-				fprintf(stderr, "Warning: skipped a malformed event\n");
-				continue;
-			} else if (ret == -EBUSY) {
-				/* The library keeps the loss pending and retries. */
-				fprintf(stderr, "Warning: events were lost and modules keep changing; "
-					"resyncing at the next event\n");
-				continue;
-			} else if (ret) {
-				p_err("monitor: %s", client_strerror(ret));
-				return exit_code_from_err(ret);
-			} else {
-				ret = monitor_print_event(stdout, ev);
-				secmap_event_free(ev);
-				last = now_ms();
-				seen++;
-			}
-			if (ret) {
-				fprintf(stderr, "Error: cannot write output: %s\n", strerror(-ret));
-				return SECMAP_EXIT_FAILURE;
-			}
-			if (o->count && seen >= o->count)
-				return SECMAP_EXIT_OK;
-		}
+		/* Events first: those sent before the family went are still queued. */
+		ret = drain(m);
+		if (!ret && m->watch && pfd[1].revents)
+			ret = family_changed(m);
+		if (ret)
+			return ret == 1 ? SECMAP_EXIT_OK : ret;
 	}
 }
 
@@ -238,7 +370,7 @@ int do_monitor(int argc, char **argv)
 		{ 0 }
 	};
 	struct monitor_opts o = { .count = 0, .timeout_ms = -1 };
-	struct secmap_client *client = NULL;
+	struct monitor m = { .o = &o };
 	sigset_t mask;
 	unsigned long val;
 	int opt, err, ret, sfd;
@@ -278,20 +410,14 @@ int do_monitor(int argc, char **argv)
 	if (optind < argc)
 		return unexpected_argument("monitor", argv[optind], monitor_usage);
 
-	ret = open_client(&client);
+	ret = subscribe(&m);
 	if (ret)
 		return ret;
-	err = secmap_client_subscribe(client);
-	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			p_err("subscribing to secmap events needs CAP_SYSLOG (and kptr_restrict < 2)");
-		else if (err == -EOPNOTSUPP)
-			p_err("the loaded secmap module does not send events");
-		else
-			p_err("cannot subscribe to events: %s", client_strerror(err));
-		secmap_client_close(client);
-		return exit_code_from_err(err);
-	}
+	/* Not fatal: only a reload of secmap.ko would go unnoticed without it. */
+	err = secmap_family_watch_open(&m.watch);
+	if (err)
+		fprintf(stderr, "Warning: cannot watch for secmap module reloads: %s\n",
+			secmap_strerror(err));
 
 	/* Signals arrive through a descriptor polled with the socket: no race. */
 	sigemptyset(&mask);
@@ -299,7 +425,8 @@ int do_monitor(int argc, char **argv)
 	sigaddset(&mask, SIGTERM);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0) {
 		p_err("sigprocmask: %s", strerror(errno));
-		secmap_client_close(client);
+		secmap_client_close(m.client);
+		secmap_family_watch_close(m.watch);
 		return SECMAP_EXIT_FAILURE;
 	}
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -307,10 +434,11 @@ int do_monitor(int argc, char **argv)
 		p_err("signalfd: %s", strerror(errno));
 		ret = SECMAP_EXIT_FAILURE;
 	} else {
-		ret = monitor_loop(client, sfd, &o);
+		ret = monitor_loop(&m, sfd);
 		close(sfd);
 	}
-	secmap_client_close(client);
+	secmap_client_close(m.client);
+	secmap_family_watch_close(m.watch);
 	/*
 	 * SIGINT and SIGTERM stay blocked: unblocking would deliver the one that
 	 * ended the loop (still pending, as nobody read the signalfd) and kill

@@ -201,7 +201,7 @@ TEST_F(out, event_lines_json)
 		     "\"pgoff\":null,\"init\":true,\"freed\":false,\"region\":null}]}}\n"
 		     "{\"event\":\"live\",\"seq\":4,\"time_local_ns\":4000,\"time_mono_ns\":8000,"
 		     "\"module\":{\"name\":\"dummy\",\"state\":\"live\"}}\n"
-		     "{\"event\":\"resync\",\"seq\":8,\"lost\":4,\"modules\":["
+		     "{\"event\":\"resync\",\"reason\":\"lost\",\"seq\":8,\"lost\":4,\"modules\":["
 		     "{\"name\":\"dummy\",\"state\":\"live\"},"
 		     "{\"name\":\"veth\",\"state\":\"coming\"}]}\n", finish(self));
 }
