@@ -16,6 +16,8 @@
 
 #include "kselftest_harness.h"
 
+#include "samples.h"
+
 #include "secmap.h"
 
 #define HDR_SIZE	104
@@ -779,6 +781,101 @@ TEST(byte_flips)
 	free(g.p);
 	free(f.p);
 	free(d.p);
+}
+
+/*
+ * report and script's walk: a process forked by a child that was itself
+ * forked while recording. perf writes each CPU's buffer in turn, so the
+ * grandchild's FORK can come first in the file; the maps it inherits are
+ * those of its parent at its fork, which had them from its own parent.
+ * Only maps made before a fork are inherited.
+ */
+TEST(forks_applied_in_time_order)
+{
+	static const uint8_t empty_recording[64] = "SECMAPv1\001\000\000\000\100";
+	char rec_path[] = "/tmp/perf_data_test.rec.XXXXXX", data_path[64];
+	struct resolver_args args = { .no_ko = true, .quiet = true };
+	struct bytes d = { 0 }, f;
+	struct sample_walk *w;
+	struct sample smp;
+	const char *dso[2] = { NULL, NULL }, *comm = NULL;
+	int fd, n = 0, ret;
+	size_t r;
+
+	r = begin_rec(&d, 3, 0);			/* COMM, synthesized at start */
+	put32x2(&d, 100, 100);
+	append(&d, "parent\0", 8);
+	trailer(&d, 100, 0, 0);
+	end_rec(&d, r);
+	r = begin_rec(&d, 10, 2);			/* MMAP2 of pid 100, at start */
+	put32x2(&d, 100, 100);
+	put64(&d, 0x400000);
+	put64(&d, 0x10000);
+	put64(&d, 0);
+	put32x2(&d, 8, 1);
+	put64(&d, 1234);
+	put64(&d, 5);
+	put32x2(&d, 5, 2);
+	append(&d, "/usr/bin/parent", 16);
+	trailer(&d, 100, 0, 0);
+	end_rec(&d, r);
+	r = begin_rec(&d, 7, 0);			/* FORK 300 <- 200 at 2000: first in the file */
+	put32x2(&d, 300, 200);
+	put32x2(&d, 300, 200);
+	put64(&d, 2000);
+	trailer(&d, 300, 2000, 1);
+	end_rec(&d, r);
+	r = begin_rec(&d, 10, 2);			/* pid 100 maps more at 2500 */
+	put32x2(&d, 100, 100);
+	put64(&d, 0x500000);
+	put64(&d, 0x1000);
+	put64(&d, 0);
+	put32x2(&d, 8, 1);
+	put64(&d, 1235);
+	put64(&d, 5);
+	put32x2(&d, 5, 2);
+	append(&d, "/usr/lib/late.so", 17);
+	trailer(&d, 100, 2500, 0);
+	end_rec(&d, r);
+	r = begin_rec(&d, 7, 0);			/* FORK 200 <- 100 at 1000 */
+	put32x2(&d, 200, 100);
+	put32x2(&d, 200, 100);
+	put64(&d, 1000);
+	trailer(&d, 200, 1000, 0);
+	end_rec(&d, r);
+	for (int i = 0; i < 2; i++) {
+		r = begin_rec(&d, 9, 2);		/* SAMPLE, user, in pid 300 at 3000 */
+		put64(&d, i ? 0x500010 : 0x400100);
+		put32x2(&d, 300, 300);
+		put64(&d, 3000 + i);
+		put32x2(&d, 1, 0);
+		put64(&d, 250000);
+		put64(&d, 0);				/* no callchain */
+		end_rec(&d, r);
+	}
+	f = make_file(&simple_ev, 1, &d);
+	snprintf(data_path, sizeof(data_path), "%s", write_file(&f));
+	fd = mkstemp(rec_path);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(64, write(fd, empty_recording, 64));
+	close(fd);
+	args.input = data_path;
+	args.map = rec_path;
+
+	ASSERT_EQ(0, sample_walk_open(&args, false, &w));
+	while ((ret = sample_walk_next(w, &smp)) == 1 && n < 2) {
+		dso[n++] = smp.frame.dso;
+		comm = smp.comm;
+	}
+	EXPECT_EQ(2, n);
+	EXPECT_STREQ("/usr/bin/parent", dso[0]);
+	EXPECT_STREQ("[unknown]", dso[1]);
+	EXPECT_STREQ("parent", comm);
+	sample_walk_close(w);
+	unlink(data_path);
+	unlink(rec_path);
+	free(d.p);
+	free(f.p);
 }
 
 TEST_HARNESS_MAIN
