@@ -111,7 +111,7 @@ void secmap_event_send_locked(struct sk_buff *skb, u8 cmd, const struct secmap_e
 	if (!hdr)
 		goto drop;
 	if (cmd == SECMAP_CMD_MODULE_NEW_NTF)
-		ret = secmap_module_msg_fill(skb, entry, !secmap_addrs_hidden());
+		ret = secmap_module_msg_fill(skb, entry, !secmap_addrs_hidden_from_all());
 	else
 		ret = nla_put_string(skb, SECMAP_A_MODULE_NAME, entry->name) ?:
 		      nla_put_u32(skb, SECMAP_A_MODULE_STATE, READ_ONCE(entry->state));

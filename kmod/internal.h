@@ -122,6 +122,7 @@ int secmap_netlink_check_read(const struct sk_buff *skb, const struct nlmsghdr *
 			      struct netlink_ext_ack *extack);
 int secmap_netlink_check_version(const struct nlmsghdr *nlh, struct netlink_ext_ack *extack);
 bool secmap_addrs_hidden(void);
+bool secmap_addrs_hidden_from_all(void);
 extern struct genl_family secmap_genl_family;
 #define SECMAP_MCGRP_EVENTS_ID	0
 

@@ -7,13 +7,15 @@
 #include "internal.h"
 
 #include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/string.h>
 
 /**
  * secmap_addrs_hidden() - does kptr_restrict hide addresses from current?
  *
  * kptr_restrict is not exported; %pK applies it for the current task:
  * 2 hides from everyone, 1 from tasks without CAP_SYSLOG. Hidden pointers
- * print as zeroes.
+ * print as zeroes, as many as a pointer has hex digits (8 on 32-bit).
  *
  * Return: true if kernel addresses must not be shown to the current task.
  */
@@ -21,9 +23,33 @@ bool secmap_addrs_hidden(void)
 {
 	static const int probe;
 	char buf[2 * sizeof(void *) + 1];
+	int len = snprintf(buf, sizeof(buf), "%pK", &probe);
 
-	snprintf(buf, sizeof(buf), "%pK", &probe);
-	return !strcmp(buf, "0000000000000000");
+	return len == 2 * sizeof(void *) && strspn(buf, "0") == (size_t)len;
+}
+
+/**
+ * secmap_addrs_hidden_from_all() - is kptr_restrict 2, as far as current can tell?
+ *
+ * Whether an event carries addresses is the receivers' business, not the
+ * loading task's: every subscriber was checked as MODULE_GET checks when it
+ * subscribed (as /proc/kallsyms checks its opener at open). What remains is
+ * kptr_restrict set to 2 since, hiding from everyone; its value is not
+ * exported, and only a task that level 1 would show addresses to (CAP_SYSLOG,
+ * same real and effective ids, as vsprintf checks) can tell 2 apart. From
+ * any other task the answer is false: it must not strip addresses from
+ * subscribers that may see them.
+ *
+ * Return: true if addresses are hidden even from a task allowed at level 1.
+ */
+bool secmap_addrs_hidden_from_all(void)
+{
+	const struct cred *cred = current_cred();
+
+	if (!has_capability_noaudit(current, CAP_SYSLOG) ||
+	    !uid_eq(cred->euid, cred->uid) || !gid_eq(cred->egid, cred->gid))
+		return false;
+	return secmap_addrs_hidden();
 }
 
 /**

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -536,6 +537,69 @@ TEST(kptr_restrict_2_hides_addresses)
 	snap = dump(_metadata);
 	EXPECT_NE(NULL, snap) TH_LOG("kptr_restrict=%s with CAP_SYSLOG must allow reading", saved);
 	secmap_snapshot_free(snap);
+}
+
+/*
+ * Whether an event carries addresses is decided for its receivers, not by
+ * the task that loads the module: at kptr_restrict=1, a loader without
+ * CAP_SYSLOG (it needs only CAP_SYS_MODULE) must not strip the addresses
+ * from the events of a subscriber that has it. They used to be, as %pK was
+ * evaluated in the loader's context. The expected addresses come from the
+ * kernel's own sysfs.
+ */
+TEST(loader_without_cap_syslog_does_not_hide_addresses)
+{
+	const char *sysctl = "/proc/sys/kernel/kptr_restrict";
+	const struct secmap_module *mod;
+	struct secmap_client *listener;
+	struct secmap_event *ev;
+	char saved[8] = "", want[32], path[128];
+	int status, with_addr = 0;
+	size_t i, n;
+	FILE *f = fopen(sysctl, "r");
+	pid_t pid;
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%7s", saved));
+	fclose(f);
+	ASSERT_EQ(0, write_sysctl(sysctl, "1"));
+	listener = open_client(_metadata);
+	ASSERT_NE(NULL, listener);
+	ASSERT_EQ(0, secmap_client_subscribe(listener));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(drop_caps(1ULL << CAP_SYSLOG) || load_module(LATE_KO) ? 1 : 0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("load without CAP_SYSLOG");
+	ev = next_event_for(_metadata, listener, "secmap_test_late");
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(SECMAP_CMD_MODULE_NEW_NTF, secmap_event_type(ev));
+	mod = secmap_event_module(ev);
+	n = secmap_module_section_count(mod);
+	EXPECT_LT(0, n);
+	for (i = 0; i < n; i++) {
+		const struct secmap_section *sec = secmap_module_section(mod, i);
+
+		snprintf(path, sizeof(path), "/sys/module/secmap_test_late/sections/%s",
+			 secmap_section_name(sec));
+		f = fopen(path, "r");
+		if (!f || !fgets(want, sizeof(want), f)) {
+			if (f)
+				fclose(f);
+			continue;
+		}
+		fclose(f);
+		EXPECT_EQ(strtoull(want, NULL, 16), secmap_section_addr(sec))
+			TH_LOG("%s", secmap_section_name(sec));
+		with_addr += secmap_section_addr(sec) != 0;
+	}
+	EXPECT_LT(0, with_addr) TH_LOG("every section address hidden");
+	secmap_event_free(ev);
+	EXPECT_EQ(0, unload_module("secmap_test_late"));
+	secmap_client_close(listener);
+	EXPECT_EQ(0, write_sysctl(sysctl, saved));
 }
 
 /* The family belongs to the initial network namespace only. */
