@@ -117,8 +117,11 @@ PY
 	cp "$moddir/modules.dep" "$root/lib/modules/$release/modules.dep"
 fi
 # /init sends /out with busybox's tar, base64 and stty.
+# The list is read whole first: grep -q exits at its match, and busybox,
+# still writing, died of SIGPIPE, which pipefail took as a failure.
+applets=$(/bin/busybox --list)
 for applet in tar base64 stty; do
-	/bin/busybox --list | grep -qx "$applet" || die "busybox lacks $applet"
+	grep -qx "$applet" <<<"$applets" || die "busybox lacks $applet"
 done
 cp /bin/busybox "$root/bin/busybox"
 cp "$build/guest/secmap" "$root/bin/secmap"
