@@ -121,6 +121,8 @@ struct secmap_entry *secmap_capture(const struct module *mod, u8 state, gfp_t gf
 	entry->state = state;
 	strscpy(entry->name, mod->name, sizeof(entry->name));
 	entry->taints = mod->taints;
+	/* Every memory type the kernel has, and the per-CPU area, fit. */
+	BUILD_BUG_ON(SECMAP_COMPAT_MAX_REGIONS + 1 > ARRAY_SIZE(entry->regions));
 	entry->nr_regions = secmap_compat_regions(mod, entry->regions);
 	if (pcpu_size) {
 		entry->regions[entry->nr_regions].type = SECMAP_REGION_PERCPU;

@@ -49,6 +49,7 @@ static inline unsigned long secmap_compat_sect_addr(const struct bin_attribute *
 
 #if KERNEL_VERSION(6, 4, 0) <= LINUX_VERSION_CODE
 /* 6.4 "module: replace module_layout with module_memory": one mem[] per type. */
+#define SECMAP_COMPAT_MAX_REGIONS	MOD_MEM_NUM_TYPES
 static inline unsigned int secmap_compat_regions(const struct module *mod,
 						 struct secmap_region *out)
 {
@@ -75,6 +76,7 @@ static inline unsigned int secmap_compat_regions(const struct module *mod,
 }
 #else
 /* Before 6.4 a layout is text, rodata, ro_after_init, data, split by sizes. */
+#define SECMAP_COMPAT_MAX_REGIONS	(2 * 4)
 static inline unsigned int secmap_compat_split_layout(const struct module_layout *layout,
 						      const u8 types[4],
 						      struct secmap_region *out)

@@ -75,7 +75,11 @@ struct secmap_entry {
 	u8 build_id[SECMAP_BUILD_ID_MAX];
 	u8 build_id_len;
 	u8 nr_regions;
-	struct secmap_region regions[SECMAP_NR_REGION_TYPES];
+	/*
+	 * Before 6.4 the two layouts split into up to 8 parts, and the
+	 * per-CPU area comes on top; capture.c checks the bound at build time.
+	 */
+	struct secmap_region regions[SECMAP_NR_REGION_TYPES + 1];
 	unsigned int nr_sections;
 	struct secmap_section sections[];
 };
