@@ -21,7 +21,8 @@ static bool events_on;
 void secmap_events_enable(bool on)
 {
 	secmap_registry_lock();
-	events_on = on;
+	/* Read without the lock by secmap_event_alloc(). */
+	WRITE_ONCE(events_on, on);
 	secmap_registry_unlock();
 }
 
@@ -35,6 +36,7 @@ void secmap_events_enable(bool on)
  */
 u64 secmap_events_last_seq_locked(void)
 {
+	secmap_registry_assert_held();
 	return event_seq;
 }
 
@@ -91,9 +93,12 @@ static int put_event(struct sk_buff *skb, u64 seq)
  */
 void secmap_event_send_locked(struct sk_buff *skb, u8 cmd, const struct secmap_entry *entry)
 {
-	u64 seq = ++event_seq;
+	u64 seq;
 	int ret;
 	void *hdr;
+
+	secmap_registry_assert_held();
+	seq = ++event_seq;
 
 	/*
 	 * The caller allocated before taking the lock, maybe before a socket

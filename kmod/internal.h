@@ -91,6 +91,7 @@ struct secmap_entry *secmap_capture(const struct module *mod, u8 state, gfp_t gf
 void secmap_entry_put(struct secmap_entry *entry);
 void secmap_registry_lock(void);
 void secmap_registry_unlock(void);
+void secmap_registry_assert_held(void);
 u64 secmap_registry_generation_locked(void);
 bool secmap_registry_add_locked(struct secmap_entry *entry);
 struct secmap_entry *secmap_registry_find_locked(const struct module *mod);

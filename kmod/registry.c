@@ -53,6 +53,16 @@ void secmap_registry_unlock(void)
 }
 
 /**
+ * secmap_registry_assert_held() - for the _locked helpers of other files
+ *
+ * The lock is private to this file; lockdep checks it for them.
+ */
+void secmap_registry_assert_held(void)
+{
+	lockdep_assert_held(&registry_lock);
+}
+
+/**
  * secmap_registry_generation_locked() - the current generation
  *
  * Return: a counter bumped by every load, init completion and unload.
