@@ -104,6 +104,11 @@ static int dump_snapshot(enum dump_source src, struct secmap_snapshot **snap)
 	}
 	err = secmap_client_dump(client, snap);
 	secmap_client_close(client);
+	if (err == -ENOENT && src == DUMP_SOURCE_AUTO) {
+		fprintf(stderr, "Notice: secmap module unloaded during the dump; reading "
+			"/proc/modules and /sys/module (no regions, no events)\n");
+		return snapshot_sysfs(snap);
+	}
 	if (err) {
 		p_err("dump failed: %s", client_strerror(err));
 		return exit_code_from_err(err);

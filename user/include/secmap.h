@@ -59,7 +59,8 @@ void secmap_client_close(struct secmap_client *client);
 
 /*
  * Dump all modules. -EPERM: the caller lacks the capability the kernel
- * asks for; -EPROTO: the kernel sent a message libsecmap cannot parse.
+ * asks for; -EPROTO: the kernel sent a message libsecmap cannot parse;
+ * -ENOENT: the secmap module went away since the client was opened.
  */
 int secmap_client_dump(struct secmap_client *client, struct secmap_snapshot **snapshot);
 /*

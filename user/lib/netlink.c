@@ -949,15 +949,21 @@ SECMAP_EXPORT int secmap_client_dump(struct secmap_client *client,
 
 	if (!client || !snapshot)
 		return libsecmap_err(-EINVAL);
-	if (!client->ev_nl)
-		return libsecmap_dump_retry(client_dump_once, client, &client->dump_retries,
-					    snapshot);
-	/* Subscribed: events continue exactly where this snapshot ends. */
-	err = client_dump_covered(client, snapshot, &covered);
-	if (err)
-		return err;
-	ev_state_covered(&client->ev_state, covered);
-	return 0;
+	if (!client->ev_nl) {
+		err = libsecmap_dump_retry(client_dump_once, client, &client->dump_retries,
+					   snapshot);
+	} else {
+		/* Subscribed: events continue exactly where this snapshot ends. */
+		err = client_dump_covered(client, snapshot, &covered);
+		if (!err)
+			ev_state_covered(&client->ev_state, covered);
+	}
+	/*
+	 * netlink refuses a dump with -EPROTONOSUPPORT once the family's module
+	 * is being unloaded (and genetlink with -ENOENT once it is gone): either
+	 * way, secmap is not loaded any more.
+	 */
+	return err == -EPROTONOSUPPORT ? -ENOENT : err;
 }
 
 SECMAP_EXPORT unsigned long secmap_client_dump_retries(const struct secmap_client *client)
