@@ -12,7 +12,8 @@
 #                    walk (100 and 1000 extra modules) and secmap record against perf record
 #   make fuzz        libFuzzer targets for the parsers, FUZZ_SECONDS (60) each
 SECMAP_CACHE ?= /var/cache/secmap
-KERNELS ?= 6.1 6.12 sid
+# 6.12-debug: 6.12 built with KASAN, lockdep, kmemleak and UBSAN (scripts/debug-kernel.config)
+KERNELS ?= 6.1 6.12 sid 6.12-debug
 DEMO_KERNEL ?= 6.12
 BENCH_KERNELS ?= 6.12
 BUILD := $(CURDIR)/build

@@ -9,7 +9,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-KERNELS=${SECMAP_KERNELS:-6.1 6.12 sid}
+KERNELS=${SECMAP_KERNELS:-6.1 6.12 sid 6.12-debug}
 build=$top/build
 tapdir=$build/tap
 rm -rf "$tapdir" && mkdir -p "$tapdir"

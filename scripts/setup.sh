@@ -7,6 +7,7 @@
 #
 # Results, all outside the git tree so that fresh clones share them:
 #   $SECMAP_CACHE/kernels/<tag>/{vmlinuz,modules/,kdir,release}  one per target kernel
+#   $SECMAP_CACHE/debug-kernel/<hash>/{src,obj,root}             the debug kernel's build
 #   $SECMAP_CACHE/sid-root                                        sid build root for 7.x
 #   $SECMAP_CACHE/linux-source/                                   harness headers, checkpatch
 #   $SECMAP_CACHE/perf/{host,sid}                                 path of the real perf ELF
@@ -169,6 +170,54 @@ locate_perf() {
 	log "host $host: $hv; sid root $sid: $sv"
 }
 
+# The debug kernel (KASAN, lockdep, kmemleak, UBSAN...) for the VM lane, built
+# from Debian's linux-source-6.12 with scripts/debug-kernel.config over
+# allnoconfig. Cached by a hash of the source package's version, the config
+# and this function, so a change to any of them rebuilds it; other builds are
+# removed. Laid out like the other kernels, so kbuild.sh and vm-run.sh take
+# the tag 6.12-debug as they are.
+build_debug_kernel() {
+	local top fragment version hash base dir src obj release line key val
+	top=$(cd "$(dirname "$0")/.." && pwd)
+	fragment=$top/scripts/debug-kernel.config
+	version=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	hash=$({ echo "$version"; cat "$fragment"; declare -f build_debug_kernel; } |
+		sha256sum | cut -c1-16)
+	base=$CACHE/debug-kernel
+	dir=$CACHE/kernels/6.12-debug
+	[ "$(cat "$dir/ready" 2>/dev/null)" = "$hash" ] && return
+	src=$base/$hash/src
+	obj=$base/$hash/obj
+	log "building the debug kernel ($hash) from linux-source-6.12 $version; log: $base/$hash/build.log"
+	rm -rf "$base" && mkdir -p "$src" "$obj"
+	local t0=$SECONDS
+	tar -xJf /usr/src/linux-source-6.12.tar.xz -C "$src" --strip-components=1
+	make -s -C "$src" O="$obj" KCONFIG_ALLCONFIG="$fragment" allnoconfig >"$base/$hash/build.log" 2>&1 ||
+		die "debug kernel: allnoconfig failed, see $base/$hash/build.log"
+	# A line whose dependencies are unmet is dropped without a word: check each.
+	while read -r line; do
+		key=${line%%=*} val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -qx "# $key is not set" "$obj/.config"
+		else
+			grep -qxF "$line" "$obj/.config"
+		fi || die "debug kernel: '$line' did not stick (a dependency is missing)"
+	done < <(grep -E '^CONFIG_' "$fragment")
+	make -C "$obj" -j"$(nproc)" all >>"$base/$hash/build.log" 2>&1 ||
+		die "debug kernel: build failed, see $base/$hash/build.log"
+	make -C "$obj" INSTALL_MOD_PATH="$base/$hash/root" modules_install \
+		>>"$base/$hash/build.log" 2>&1 ||
+		die "debug kernel: modules_install failed, see $base/$hash/build.log"
+	release=$(cat "$obj/include/config/kernel.release")
+	rm -rf "$dir" && mkdir -p "$dir"
+	ln -sfn "$obj/arch/x86/boot/bzImage" "$dir/vmlinuz"
+	ln -sfn "$base/$hash/root/lib/modules/$release" "$dir/modules"
+	ln -sfn "$obj" "$dir/kdir"
+	echo "$release" >"$dir/release"
+	log "debug kernel $release built in $((SECONDS - t0))s"
+	echo "$hash" >"$dir/ready"
+}
+
 mkdir -p "$CACHE/kernels"
 install_host_packages
 fetch_bookworm_kernel 6.1 linux-image-cloud-amd64
@@ -176,6 +225,7 @@ fetch_bookworm_kernel 6.12 linux-image-6.12-cloud-amd64
 extract_linux_source
 prepare_sid_root
 locate_perf
-for k in 6.1 6.12 sid; do
+build_debug_kernel
+for k in 6.1 6.12 sid 6.12-debug; do
 	log "kernel $k: $(cat "$CACHE/kernels/$k/release")"
 done

@@ -5,7 +5,7 @@
 #
 #   scripts/vm-run.sh TAG MODE BUILD
 #
-# TAG: kernel prepared by scripts/setup.sh (6.1, 6.12, sid). MODE: test,
+# TAG: kernel prepared by scripts/setup.sh (6.1, 6.12, sid, 6.12-debug). MODE: test,
 # demo or bench. BUILD: the build folder holding kernels/TAG/*.ko (scripts/kbuild.sh),
 # guest/secmap and guest/tests/* (dynamically linked; their libraries are
 # copied in, since Debian ships no static libmnl). Writes BUILD/vm/TAG/{console.log,out.log,
@@ -19,13 +19,17 @@
 set -euo pipefail
 
 CACHE=${SECMAP_CACHE:-/var/cache/secmap}
-TIMEOUT=${SECMAP_VM_TIMEOUT:-300}
 top=$(cd "$(dirname "$0")/.." && pwd)
 tag=${1:?usage: vm-run.sh TAG MODE BUILD}
 mode=${2:?usage: vm-run.sh TAG MODE BUILD}
 build=$(cd "${3:?usage: vm-run.sh TAG MODE BUILD}" && pwd)
 kernel=$CACHE/kernels/$tag
 vm=$build/vm/$tag
+# The debug kernel (KASAN, lockdep, kmemleak) runs the same tests 2-3x slower.
+case $tag in
+*-debug) TIMEOUT=${SECMAP_VM_TIMEOUT:-1200} ;;
+*) TIMEOUT=${SECMAP_VM_TIMEOUT:-300} ;;
+esac
 
 # Real Debian modules loaded before secmap (dependencies come along), and
 # one loaded by the tests afterwards.
@@ -154,6 +158,14 @@ elfs+=("$archive_lib")
 done
 install -m 0755 "$top/selftests/secmap/vm-init.sh" "$root/init"
 echo "$mode" >"$root/etc/secmap/mode"
+# stress_test.sh and netlink_fuzz_test: their full size on the debug kernel,
+# the one that can tell what goes wrong; a taste on the others.
+case $tag in
+*-debug) stress=1000 requests=100000 ;;
+*) stress=200 requests=10000 ;;
+esac
+echo "${SECMAP_STRESS_CYCLES:-$stress}" >"$root/etc/secmap/stress-cycles"
+echo "${SECMAP_NETLINK_FUZZ_REQUESTS:-$requests}" >"$root/etc/secmap/netlink-fuzz-requests"
 echo "${SECMAP_VM_KALLSYMS:-modules}" >"$root/etc/secmap/kallsyms"
 # Not compressed: with perf's libraries (~30 MB) inflating took the guest
 # 1.1 s under TCG against 0.3 s to copy, and gzip -1 took the host 1 s.
@@ -212,7 +224,9 @@ tap=$vm/results.tap
 			"$build/guest/secmap" 2>"$vm/check-resolution.err" || [ $? -eq 3 ] ||
 			echo "not ok - $tag: resolution checker finished (see $vm/check-resolution.err)"
 	fi
-	bad=$(grep -nE 'Oops|BUG:|WARNING:|KASAN|Call Trace|general protection|kernel BUG|UBSAN' \
+	# lockdep, DEBUG_ATOMIC_SLEEP and DEBUG_LIST report as WARNING: or BUG:;
+	# kmemleak's own lines come from vm-init.sh's scans (results.tap).
+	bad=$(grep -nE 'Oops|BUG:|WARNING:|KASAN|Call Trace|general protection|kernel BUG|UBSAN|unreferenced object' \
 		"$vm/console.log" | head -n 5 || true)
 	if [ -z "$bad" ]; then
 		echo "ok - $tag: console free of oops/BUG/WARN/KASAN"

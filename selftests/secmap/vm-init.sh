@@ -12,6 +12,9 @@ mount -t devtmpfs devtmpfs /dev
 # the other tests check secmap's permissions against the kernel's defaults.)
 mount -t tracefs tracefs /sys/kernel/tracing
 mkdir -p /out
+# Only the debug kernel has kmemleak; the others have no debugfs to mount.
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+KMEMLEAK=/sys/kernel/debug/kmemleak
 
 exec 3>/dev/ttyS1
 say() { echo "$*" >&3; }
@@ -24,15 +27,47 @@ done </etc/secmap/early-order
 insmod /lib/modules/secmap/secmap_test_sections.ko || say "# insmod test module failed"
 insmod /lib/modules/secmap/secmap.ko || say "# insmod secmap.ko failed"
 
+# kmemleak reports an object that two scans in a row found unreferenced and
+# unchanged, once it is 5 s old: scan twice, then list what it found.
+kmemleak_scan() {
+	echo scan >$KMEMLEAK && echo scan >$KMEMLEAK && cat $KMEMLEAK
+}
+# Leaks that would count against the program that just ran; a leak younger
+# than 5 s is seen by the next check, so the run as a whole misses none.
+kmemleak_check() {
+	[ -w $KMEMLEAK ] || return 0
+	leaks=$(kmemleak_scan)
+	if [ -z "$leaks" ]; then
+		say "ok - kmemleak: no leak after $1"
+	else
+		say "not ok - kmemleak: leaks after $1"
+		echo "$leaks" | head -n 40 | sed 's/^/# /' >&3
+		echo clear >$KMEMLEAK
+	fi
+}
+
 case $(cat /etc/secmap/mode) in
 test)
+	if [ -w $KMEMLEAK ]; then
+		# What boot and the early modules leaked is not ours to report.
+		kmemleak_scan >/dev/null
+		echo clear >$KMEMLEAK
+		say "# kmemleak: on, scanned after each test program"
+	fi
 	for t in /tests/*; do
 		rc=0
 		"$t" >&3 2>&3 || rc=$?
 		# A crash mid-run leaves no "not ok" line; count the exit status too.
 		if [ $rc -eq 0 ]; then say "ok - ${t##*/} ran to completion"
 		else say "not ok - ${t##*/} exited with status $rc"; fi
+		kmemleak_check "${t##*/}"
 	done
+	if [ -w $KMEMLEAK ]; then
+		# secmap.ko's own teardown, after the last program's objects aged.
+		rmmod secmap || say "not ok - rmmod secmap at the end"
+		sleep 6
+		kmemleak_check "rmmod secmap, 6 s later"
+	fi
 	;;
 bench)
 	# Before the 1000 extra modules: recording around perf is its own figure.
