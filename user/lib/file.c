@@ -12,25 +12,31 @@
 
 #include "internal.h"
 
-int libsecmap_open_regular(const char *path)
+int libsecmap_open_regular_stat(const char *path, struct stat *st)
 {
-	struct stat st;
 	int fd, err;
 
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer; no effect on files. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st)) {
+	if (fstat(fd, st)) {
 		err = -errno;
 		close(fd);
 		return err;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (!S_ISREG(st->st_mode)) {
 		close(fd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
 	}
 	return fd;
+}
+
+int libsecmap_open_regular(const char *path)
+{
+	struct stat st;
+
+	return libsecmap_open_regular_stat(path, &st);
 }
 
 FILE *libsecmap_fopen_regular(const char *path)

@@ -143,6 +143,9 @@ int libsecmap_parse_build_id_notes(const uint8_t *buf, size_t len, uint8_t *id, 
  * (-EISDIR, -EINVAL for a FIFO, socket or device). Never blocks.
  */
 int libsecmap_open_regular(const char *path);
+struct stat;
+/* The same, and its fstat() in @st, for readers that size by it. */
+int libsecmap_open_regular_stat(const char *path, struct stat *st);
 /* The same as a FILE (close-on-exec); NULL with errno set. */
 FILE *libsecmap_fopen_regular(const char *path);
 

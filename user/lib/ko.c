@@ -308,21 +308,9 @@ static int read_file(const char *path, size_t cap, uint8_t **buf, size_t *len)
 	ssize_t r;
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = libsecmap_open_regular_stat(path, &st);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		err = -errno;
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		err = -EISDIR;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = -EINVAL;	/* no FIFOs or devices: they could block or never end */
-		goto out;
-	}
+		return fd;
 	if ((uint64_t)st.st_size > cap) {
 		err = -EFBIG;
 		goto out;

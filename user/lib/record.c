@@ -743,17 +743,9 @@ static int map_file(const char *path, void **map, size_t *len)
 
 	*map = NULL;
 	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	fd = libsecmap_open_regular_stat(path, &st);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		err = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		goto out;
-	}
+		return fd;
 	if ((uint64_t)st.st_size > READER_MAX_FILE) {
 		err = -EFBIG;
 		goto out;
