@@ -166,6 +166,8 @@ case $tag in
 esac
 echo "${SECMAP_STRESS_CYCLES:-$stress}" >"$root/etc/secmap/stress-cycles"
 echo "${SECMAP_NETLINK_FUZZ_REQUESTS:-$requests}" >"$root/etc/secmap/netlink-fuzz-requests"
+# To repeat a run it printed; else the test picks one.
+[ -z "${SECMAP_NETLINK_FUZZ_SEED:-}" ] || echo "$SECMAP_NETLINK_FUZZ_SEED" >"$root/etc/secmap/netlink-fuzz-seed"
 echo "${SECMAP_VM_KALLSYMS:-modules}" >"$root/etc/secmap/kallsyms"
 # Not compressed: with perf's libraries (~30 MB) inflating took the guest
 # 1.1 s under TCG against 0.3 s to copy, and gzip -1 took the host 1 s.
