@@ -42,6 +42,9 @@ static void dump_usage(FILE *f)
 		"  --release R           kernel release to look for, instead of uname -r\n"
 		"  --force               use a .ko whose build-id is not the loaded module's\n"
 		"  --no-ko               do not look for .ko files\n"
+		"  --no-cache            neither read nor fill the cache of what the .ko\n"
+		"                        files hold, kept per build-id in\n"
+		"                        $XDG_CACHE_HOME/secmap/ko (~/.cache/secmap/ko)\n"
 		"\n"
 		"Exit status: 0 ok, 1 failure, 2 usage, 3 secmap not loaded, 4 permission\n"
 		"denied, 5 a MODULE is not loaded, 6 a .ko's build-id differs from the\n"
@@ -453,6 +456,7 @@ enum {
 	OPT_RELEASE,
 	OPT_FORCE,
 	OPT_NO_KO,
+	OPT_NO_CACHE,
 };
 
 struct dump_ko_opts {
@@ -461,6 +465,8 @@ struct dump_ko_opts {
 	size_t nr_paths;
 	bool force;
 	bool no_ko;
+	bool no_cache;
+	char *cache_dir;		/* the .ko cache, NULL with --no-cache */
 	char *buildid_cache;		/* the default, $HOME/.debug */
 	struct utsname uts;
 };
@@ -498,6 +504,9 @@ static int dump_ko_option(struct dump_ko_opts *o, int opt, const char *arg)
 	case OPT_NO_KO:
 		o->no_ko = true;
 		return 1;
+	case OPT_NO_CACHE:
+		o->no_cache = true;
+		return 1;
 	}
 	return 0;
 }
@@ -529,12 +538,16 @@ static int dump_ko_opts_resolve(struct dump_ko_opts *o)
 			return -ENOMEM;
 		o->search.buildid_cache = o->buildid_cache ? o->buildid_cache : "";
 	}
+	/* No $HOME nor $XDG_CACHE_HOME: no cache, as with --no-cache. */
+	if (!o->no_cache)
+		o->cache_dir = ko_cache_dir();
 	return 0;
 }
 
 static void dump_ko_opts_free(struct dump_ko_opts *o)
 {
 	free(o->paths);
+	free(o->cache_dir);
 	free(o->buildid_cache);
 }
 
@@ -648,20 +661,19 @@ static int dump_ko_fill(const struct secmap_module *mod, const struct secmap_ko 
 
 int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 		    const struct secmap_ko_search *search, bool force, bool named,
-		    FILE *diag, struct dump_ko **kosp)
+		    const char *cache_dir, FILE *diag, struct dump_ko **kosp)
 {
 	struct dump_ko *kos = calloc(nr_mods ? nr_mods : 1, sizeof(*kos));
 	const struct secmap_module *missing[DUMP_KO_NOTICE_NAMES];
 	struct secmap_ko_index *index = NULL;
 	size_t i, nr_missing = 0;
 	int ret = SECMAP_EXIT_OK, err;
+	/* Files the user named are shown as named, not as a cache recalls them. */
+	bool read_cache = cache_dir && !(search->paths && search->paths[0]);
 
 	*kosp = NULL;
-	/* One index for all modules: each place is read once, not once per module. */
-	err = kos ? secmap_ko_index_new(search, &index) : -ENOMEM;
-	if (err) {
-		p_err("looking for .ko files: %s", strerror(-err));
-		free(kos);
+	if (!kos) {
+		p_err("%s", strerror(ENOMEM));
 		return SECMAP_EXIT_FAILURE;
 	}
 	for (i = 0; i < nr_mods; i++) {
@@ -671,7 +683,27 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 		const uint8_t *id;
 		size_t id_len = secmap_module_build_id(mod, &id);
 		char *path = NULL, *msg = NULL;
+		bool exact;
 
+		if (read_cache) {
+			err = ko_cache_load(cache_dir, mod, &kos[i]);
+			if (!err)
+				continue;
+			if (err != -ENOENT) {
+				p_err("%s", strerror(-err));
+				ret = SECMAP_EXIT_FAILURE;
+				break;
+			}
+		}
+		/* One index for all misses: each place is read once, not once per module. */
+		if (!index) {
+			err = secmap_ko_index_new(search, &index);
+			if (err) {
+				p_err("looking for .ko files: %s", strerror(-err));
+				ret = SECMAP_EXIT_FAILURE;
+				break;
+			}
+		}
 		err = secmap_ko_index_find(index, name, id, id_len, &path);
 		if (err == -ENOENT && named) {
 			char *where = dump_ko_searched(search, mod);
@@ -708,6 +740,8 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 			p_err("%s", msg ? msg : strerror(ENOMEM));
 		else if (msg)
 			fprintf(diag, "Warning: %s\n", msg);
+		/* Cached only under the build-id both the file and the kernel have. */
+		exact = !ret && !msg && id_len;
 		free(msg);
 		if (!ret && dump_ko_fill(mod, ko, &kos[i])) {
 			p_err("%s", strerror(ENOMEM));
@@ -719,6 +753,9 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 			break;
 		}
 		kos[i].path = path;
+		/* Best effort: a dump that cannot write its cache still dumps. */
+		if (exact && cache_dir)
+			ko_cache_store(cache_dir, mod, &kos[i]);
 	}
 	secmap_ko_index_free(index);
 	if (ret) {
@@ -749,6 +786,7 @@ int do_dump(int argc, char **argv)
 		{ "release",	   required_argument, NULL, OPT_RELEASE },
 		{ "force",	   no_argument,	      NULL, OPT_FORCE },
 		{ "no-ko",	   no_argument,	      NULL, OPT_NO_KO },
+		{ "no-cache",	   no_argument,	      NULL, OPT_NO_CACHE },
 		{ 0 }
 	};
 	struct dump_ko_opts ko_opts = { 0 };
@@ -829,7 +867,7 @@ int do_dump(int argc, char **argv)
 		}
 		/* The kernel's build-id picks the file when there is one. */
 		ret = dump_ko_resolve(mods, nr_mods, &ko_opts.search, ko_opts.force,
-				      argc > optind, stderr, &kos);
+				      argc > optind, ko_opts.cache_dir, stderr, &kos);
 		if (ret)
 			goto out;
 	}

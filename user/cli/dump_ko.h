@@ -46,10 +46,24 @@ char *dump_ko_searched(const struct secmap_ko_search *search, const struct secma
  * without a .ko is an error (SECMAP_EXIT_NO_KO) rather than a notice on
  * @diag. Errors are reported with p_err(), warnings and notices go to
  * @diag. Returns an exit code; *@kos is set only on SECMAP_EXIT_OK.
+ * @cache_dir: the .ko cache (ko_cache_dir()) to read and fill, or NULL.
  */
 int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 		    const struct secmap_ko_search *search, bool force, bool named,
-		    FILE *diag, struct dump_ko **kos);
+		    const char *cache_dir, FILE *diag, struct dump_ko **kos);
+
+/*
+ * The .ko cache (cli/ko_cache.c): per build-id, what dump_ko_resolve()
+ * takes from a .ko. ko_cache_dir(): $XDG_CACHE_HOME/secmap/ko or
+ * ~/.cache/secmap/ko, malloc()ed; NULL without either. ko_cache_load():
+ * 0 with @out filled for @mod, -ENOENT when there is no usable entry (none,
+ * corrupt, another build-id, a section missing), -ENOMEM.
+ * ko_cache_store(): writes @mod's entry from @ko atomically; 0 or -errno
+ * (-EINVAL: @mod has no build-id to key it by).
+ */
+char *ko_cache_dir(void);
+int ko_cache_load(const char *dir, const struct secmap_module *mod, struct dump_ko *out);
+int ko_cache_store(const char *dir, const struct secmap_module *mod, const struct dump_ko *ko);
 
 /*
  * As dump_build_json()/dump_print_json()/dump_print_table(), with what the

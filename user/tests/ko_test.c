@@ -1278,7 +1278,7 @@ static void resolve(struct secmap_snapshot *snap, const struct secmap_ko_search 
 	FILE *f = open_memstream(&out->diag, &out->diag_len);
 
 	dump_select(snap, NULL, 0, &mods, &nr, &missing);
-	out->ret = dump_ko_resolve(mods, nr, s, force, named, f, &out->kos);
+	out->ret = dump_ko_resolve(mods, nr, s, force, named, NULL, f, &out->kos);
 	fclose(f);
 	free(mods);
 }
@@ -1362,6 +1362,233 @@ TEST_F(ko, cli_resolve)
 
 	secmap_ko_close(ko);
 	free(p);
+}
+
+/* The same module resolved with the cache at @cache: one module, fixture. */
+static void resolve_cached(struct secmap_snapshot *snap, const struct secmap_ko_search *s,
+			   const char *cache, struct resolve_out *out)
+{
+	const struct secmap_module **mods = NULL;
+	const char *missing = NULL;
+	size_t nr = 0;
+	FILE *f = open_memstream(&out->diag, &out->diag_len);
+
+	dump_select(snap, NULL, 0, &mods, &nr, &missing);
+	out->ret = dump_ko_resolve(mods, nr, s, false, false, cache, f, &out->kos);
+	fclose(f);
+	free(mods);
+}
+
+/* Every section as the .ko says it, with the right path: what a hit must give. */
+static bool same_as_ko(const struct dump_ko *got, const char *ko_path, const char *want_path,
+		       const struct secmap_module *mod)
+{
+	struct secmap_ko *ko;
+	size_t i;
+	bool same;
+
+	if (secmap_ko_open(ko_path, &ko))
+		return false;
+	same = got->path && !strcmp(got->path, want_path);
+	for (i = 0; same && i < secmap_module_section_count(mod); i++) {
+		struct secmap_ko_section ref;
+		bool found = !secmap_ko_section(ko, secmap_section_name(
+						secmap_module_section(mod, i)), &ref);
+
+		same = got->secs[i].found == found &&
+		       (!found || (got->secs[i].s.size == ref.size &&
+				   got->secs[i].s.offset == ref.offset &&
+				   got->secs[i].s.flags == ref.flags &&
+				   got->secs[i].s.nr_symbols == ref.nr_symbols));
+	}
+	secmap_ko_close(ko);
+	return same;
+}
+
+TEST_F(ko, cache_filled_then_used_without_the_file)
+{
+	struct secmap_ko_search s = { .release = "r", .modules_root = self->dir,
+				      .debug_root = "", .buildid_cache = "" };
+	struct resolve_out out = { 0 };
+	struct secmap_snapshot *snap;
+	char *cache = path_in(self->dir, "cache/secmap/ko"), *entry, *ko_path;
+
+	ASSERT_EQ(0, run("mkdir -p %s/r/kernel && cp %s %s/r/kernel/ && "
+			 "echo kernel/fixture.ko.xz: > %s/r/modules.dep",
+			 self->dir, self->xz, self->dir, self->dir));
+	ko_path = path_in(self->dir, "r/kernel/fixture.ko.xz");
+	ASSERT_EQ(0, asprintf(&entry, "%s/%s.json", cache, self->id_hex) < 0);
+	snap = fake_snapshot("fixture", self->id, self->id_len, 0);
+	ASSERT_NE(NULL, snap);
+
+	/* A miss: read from the file, and the entry written (its directories too). */
+	resolve_cached(snap, &s, cache, &out);
+	ASSERT_EQ(SECMAP_EXIT_OK, out.ret);
+	EXPECT_TRUE(same_as_ko(&out.kos[0], self->ko, ko_path, secmap_snapshot_module(snap, 0)));
+	EXPECT_EQ(0, access(entry, R_OK));
+	resolve_free(&out, 1);
+
+	/* A hit: the .ko is gone, and the answer is the same. */
+	ASSERT_EQ(0, run("rm %s", ko_path));
+	resolve_cached(snap, &s, cache, &out);
+	ASSERT_EQ(SECMAP_EXIT_OK, out.ret);
+	EXPECT_TRUE(same_as_ko(&out.kos[0], self->ko, ko_path, secmap_snapshot_module(snap, 0)));
+	resolve_free(&out, 1);
+
+	/* Without the cache (--no-cache): nothing found. */
+	resolve_cached(snap, &s, NULL, &out);
+	EXPECT_EQ(SECMAP_EXIT_OK, out.ret);
+	EXPECT_EQ(NULL, out.kos[0].path);
+	resolve_free(&out, 1);
+
+	/* --ko-path named files: shown as found there, not as the cache has it. */
+	{
+		const char *paths[2] = { self->ko, NULL };
+		struct secmap_ko_search named = s;
+
+		named.paths = paths;
+		resolve_cached(snap, &named, cache, &out);
+		ASSERT_EQ(SECMAP_EXIT_OK, out.ret);
+		EXPECT_STREQ(self->ko, out.kos[0].path);
+		resolve_free(&out, 1);
+	}
+	secmap_snapshot_free(snap);
+	free(ko_path);
+	free(entry);
+	free(cache);
+}
+
+/*
+ * Entries that must not be used: each is a miss, read from the file
+ * instead, and replaced by a good entry.
+ */
+TEST_F(ko, cache_bad_entries_ignored_and_rebuilt)
+{
+	static const char *const spoil[] = {
+		"truncate -s 40 %s",					/* truncated */
+		"printf 'not json' > %s",				/* corrupt */
+		"sed -i 's/\"version\":1/\"version\":2/' %s",		/* another version */
+		"sed -i 's/\"build_id\":\"[0-9a-f]/&0/' %s",		/* another build-id */
+		"sed -i 's/\"\\.text\\.unlikely\"/\".other\"/' %s",	/* a section missing */
+		"sed -i 's/\"size\":[0-9]*/\"size\":-1/' %s",		/* a bad number */
+		": > %s",						/* empty */
+	};
+	const char *paths[2] = { NULL, NULL };
+	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
+				      .buildid_cache = "" };
+	struct resolve_out out = { 0 };
+	struct secmap_snapshot *snap;
+	char *cache = path_in(self->dir, "cache"), *entry, *good, *now, *kos;
+	size_t good_len, now_len, i;
+
+	kos = path_in(self->dir, "kos");
+	ASSERT_EQ(0, run("mkdir %s && cp %s %s/", kos, self->gz, kos));
+	paths[0] = kos;
+	s.paths = paths;
+	ASSERT_EQ(0, asprintf(&entry, "%s/%s.json", cache, self->id_hex) < 0);
+	snap = fake_snapshot("fixture", self->id, self->id_len, 0);
+	ASSERT_NE(NULL, snap);
+	/* --ko-path is not read from the cache, but it fills it. */
+	resolve_cached(snap, &s, cache, &out);
+	ASSERT_EQ(SECMAP_EXIT_OK, out.ret);
+	resolve_free(&out, 1);
+	ASSERT_EQ(0, read_whole(entry, (uint8_t **)&good, &good_len));
+
+	for (i = 0; i < sizeof(spoil) / sizeof(spoil[0]); i++) {
+		struct dump_ko got;
+
+		ASSERT_EQ(0, run(spoil[i], entry));
+		ASSERT_EQ(0, read_whole(entry, (uint8_t **)&now, &now_len));
+		EXPECT_TRUE(now_len != good_len || memcmp(now, good, now_len))
+			TH_LOG("spoiler %zu changed nothing", i);
+		free(now);
+		EXPECT_EQ(-ENOENT, ko_cache_load(cache, secmap_snapshot_module(snap, 0), &got))
+			TH_LOG("spoiled entry %zu was used", i);
+		/* dump reads the file and writes the entry anew. */
+		resolve_cached(snap, &s, cache, &out);
+		EXPECT_EQ(SECMAP_EXIT_OK, out.ret);
+		resolve_free(&out, 1);
+		ASSERT_EQ(0, read_whole(entry, (uint8_t **)&now, &now_len));
+		EXPECT_TRUE(now_len == good_len && !memcmp(now, good, now_len))
+			TH_LOG("entry not rebuilt after spoiler %zu", i);
+		free(now);
+	}
+	/* A module without a build-id has no key: nothing stored. */
+	{
+		struct secmap_snapshot *anon = fake_snapshot("fixture", NULL, 0, 0);
+
+		EXPECT_EQ(-EINVAL, ko_cache_store(cache, secmap_snapshot_module(anon, 0),
+						  &(struct dump_ko){ 0 }));
+		secmap_snapshot_free(anon);
+	}
+	secmap_snapshot_free(snap);
+	free(good);
+	free(entry);
+	free(cache);
+	free(kos);
+}
+
+/*
+ * Writers racing each other and a reader: a reader sees a whole entry or
+ * none, never a part (no load returns an answer that differs).
+ */
+TEST_F(ko, cache_concurrent_writers)
+{
+	const char *paths[2] = { NULL, NULL };
+	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
+				      .buildid_cache = "" };
+	struct resolve_out out = { 0 };
+	struct secmap_snapshot *snap;
+	char *cache = path_in(self->dir, "cache"), *kos = path_in(self->dir, "kos");
+	pid_t writers[3];
+	int i, hits = 0, status, bad = 0;
+
+	ASSERT_EQ(0, run("mkdir %s && cp %s %s/", kos, self->ko, kos));
+	paths[0] = kos;
+	s.paths = paths;
+	snap = fake_snapshot("fixture", self->id, self->id_len, 0);
+	ASSERT_NE(NULL, snap);
+	resolve_cached(snap, &s, cache, &out);
+	ASSERT_EQ(SECMAP_EXIT_OK, out.ret);
+
+	for (i = 0; i < 3; i++) {
+		writers[i] = fork();
+		ASSERT_LE(0, writers[i]);
+		if (!writers[i]) {
+			int n;
+
+			for (n = 0; n < 300; n++)
+				if (ko_cache_store(cache, secmap_snapshot_module(snap, 0), &out.kos[0]))
+					_exit(1);
+			_exit(0);
+		}
+	}
+	for (i = 0; i < 2000; i++) {
+		struct dump_ko got;
+		int err = ko_cache_load(cache, secmap_snapshot_module(snap, 0), &got);
+
+		if (err) {
+			bad += err != -ENOENT;
+			continue;
+		}
+		hits++;
+		bad += !same_as_ko(&got, self->ko, out.kos[0].path, secmap_snapshot_module(snap, 0));
+		free(got.path);
+		free(got.secs);
+	}
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(writers[i], waitpid(writers[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	EXPECT_EQ(0, bad);
+	/* rename() replaces whole files: every load found one. */
+	EXPECT_EQ(2000, hits);
+	/* No temporary file left behind. */
+	EXPECT_EQ(0, run("test $(ls -A %s | wc -l) -eq 1", cache));
+	resolve_free(&out, 1);
+	secmap_snapshot_free(snap);
+	free(cache);
+	free(kos);
 }
 
 TEST_F(ko, cli_searched_list)
