@@ -175,7 +175,7 @@ SECMAP_EXPORT int secmap_family_watch_next(struct secmap_family_watch *watch)
 	for (;;) {
 		while (watch->off < watch->len) {
 			nlh = (const struct nlmsghdr *)(watch->buf + watch->off);
-			if (!mnl_nlmsg_ok(nlh, (int)(watch->len - watch->off))) {
+			if (!libsecmap_nlmsg_ok(nlh, watch->len - watch->off)) {
 				watch->off = watch->len;
 				break;
 			}

@@ -4,6 +4,7 @@
 #define LIBSECMAP_INTERNAL_H
 
 #include <endian.h>
+#include <linux/netlink.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -163,6 +164,19 @@ int libsecmap_module_reserve(struct secmap_module *mod, size_t nr_sections, size
 int libsecmap_module_add_section(struct secmap_module *mod, const char *name, uint64_t addr,
 				 uint32_t flags, int region);
 int libsecmap_module_add_region(struct secmap_module *mod, const struct secmap_region *region);
+
+/*
+ * Whether a whole message starts at @nlh with @left bytes left. Not
+ * mnl_nlmsg_ok() alone: it compares nlmsg_len as an int, so a length of
+ * 2^31 or more passes it, and the parsers trust nlmsg_len.
+ */
+static inline bool libsecmap_nlmsg_ok(const struct nlmsghdr *nlh, size_t left)
+{
+	return left >= sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) && nlh->nlmsg_len <= left;
+}
+
+/* Every message of the datagram @buf (@len bytes) is whole: 0 or -EPROTO. */
+int libsecmap_nlmsgs_ok(const void *buf, size_t len);
 
 /*
  * Parse one SECMAP_CMD_MODULE_GET reply (generic netlink header included)

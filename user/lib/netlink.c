@@ -209,6 +209,21 @@ static mnl_cb_t ctl_cbs[] = {
 	[NLMSG_OVERRUN]	= ctl_overrun,
 };
 
+int libsecmap_nlmsgs_ok(const void *buf, size_t len)
+{
+	const struct nlmsghdr *nlh = buf;
+
+	while (len >= sizeof(*nlh)) {
+		if (!libsecmap_nlmsg_ok(nlh, len))
+			return -EPROTO;
+		if (MNL_ALIGN(nlh->nlmsg_len) >= len)
+			return 0;
+		len -= MNL_ALIGN(nlh->nlmsg_len);
+		nlh = (const struct nlmsghdr *)((const char *)nlh + MNL_ALIGN(nlh->nlmsg_len));
+	}
+	return 0;
+}
+
 /* Feed every datagram of @nl to @cb until the exchange @seq ends. */
 static int run_replies(struct mnl_socket *nl, char **buf, size_t *size, unsigned int seq,
 		       mnl_cb_t cb, struct recv_ctx *ctx)
@@ -222,7 +237,8 @@ static int run_replies(struct mnl_socket *nl, char **buf, size_t *size, unsigned
 			continue;
 		if (n < 0)
 			return n;
-		if (n == 0)
+		/* mnl_cb_run2() would hand on a message longer than 2^31 bytes. */
+		if (n == 0 || libsecmap_nlmsgs_ok(*buf, n))
 			return -EPROTO;
 		ret = mnl_cb_run2(*buf, n, seq, mnl_socket_get_portid(nl), cb, ctx,
 				  ctl_cbs, ARRAY_SIZE(ctl_cbs));
@@ -1159,7 +1175,7 @@ static int next_buffered_event(struct secmap_client *c, struct secmap_event **ev
 	while (c->ev_off < c->ev_len) {
 		nlh = (const struct nlmsghdr *)(c->ev_buf + c->ev_off);
 		left = c->ev_len - c->ev_off;
-		if (!mnl_nlmsg_ok(nlh, (int)left)) {
+		if (!libsecmap_nlmsg_ok(nlh, left)) {
 			c->ev_off = c->ev_len;
 			return -EPROTO;
 		}

@@ -48,6 +48,30 @@ static int parse_exact(const struct nlmsghdr *nlh, struct secmap_snapshot *snap)
 	return ret;
 }
 
+/*
+ * A datagram whose message claims 2^31 bytes or more: mnl_nlmsg_ok() takes
+ * it (it compares as int), the library's own check must not.
+ */
+TEST(nlmsg_length_past_2g_refused)
+{
+	uint32_t buf[16] = { 0 };
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+
+	nlh->nlmsg_len = 0xfffffff0u;
+	EXPECT_TRUE(mnl_nlmsg_ok(nlh, sizeof(buf)));	/* why ours exists */
+	EXPECT_FALSE(libsecmap_nlmsg_ok(nlh, sizeof(buf)));
+	EXPECT_EQ(-EPROTO, libsecmap_nlmsgs_ok(buf, sizeof(buf)));
+	/* A second message that lies, after a good one. */
+	nlh->nlmsg_len = 16;
+	nlh = (struct nlmsghdr *)(buf + 4);
+	nlh->nlmsg_len = 0x80000000u;
+	EXPECT_EQ(-EPROTO, libsecmap_nlmsgs_ok(buf, sizeof(buf)));
+	nlh->nlmsg_len = sizeof(buf) - 16;
+	EXPECT_EQ(0, libsecmap_nlmsgs_ok(buf, sizeof(buf)));
+	nlh->nlmsg_len = sizeof(buf) - 15;
+	EXPECT_EQ(-EPROTO, libsecmap_nlmsgs_ok(buf, sizeof(buf)));
+}
+
 TEST_F(parse, good_message)
 {
 	const struct secmap_module *mod;
