@@ -132,7 +132,7 @@ static long run_cli(char *const argv[])
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	err = posix_spawn(&pid, SECMAP_BIN, &fa, NULL, argv, NULL);
+	err = posix_spawn(&pid, SECMAP_BIN, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (err)
 		return -err;
