@@ -656,6 +656,14 @@ static int dump_ko_fill(const struct secmap_module *mod, const struct secmap_ko 
 	return 0;
 }
 
+/* Whether @ko's build-id is @id. */
+static bool file_has_id(const struct secmap_ko *ko, const uint8_t *id, size_t id_len)
+{
+	const uint8_t *file_id;
+
+	return secmap_ko_build_id(ko, &file_id) == id_len && !memcmp(file_id, id, id_len);
+}
+
 /* Names listed in the "no .ko found" notice before it says "...". */
 #define DUMP_KO_NOTICE_NAMES 10
 
@@ -740,8 +748,11 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 			p_err("%s", msg ? msg : strerror(ENOMEM));
 		else if (msg)
 			fprintf(diag, "Warning: %s\n", msg);
-		/* Cached only under the build-id both the file and the kernel have. */
-		exact = !ret && !msg && id_len;
+		/*
+		 * Cached only under a build-id both the file and the kernel have:
+		 * dump_ko_check() also accepts a file without one.
+		 */
+		exact = !ret && !msg && id_len && file_has_id(ko, id, id_len);
 		free(msg);
 		if (!ret && dump_ko_fill(mod, ko, &kos[i])) {
 			p_err("%s", strerror(ENOMEM));

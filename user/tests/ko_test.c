@@ -1513,6 +1513,24 @@ TEST_F(ko, cache_bad_entries_ignored_and_rebuilt)
 			TH_LOG("entry not rebuilt after spoiler %zu", i);
 		free(now);
 	}
+	/* A file without a build-id is not stored under the kernel's. */
+	{
+		char *stripped = path_in(self->dir, "stripped"), *other_cache;
+		const char *spaths[2] = { stripped, NULL };
+		struct secmap_ko_search ss = s;
+
+		ASSERT_EQ(0, asprintf(&other_cache, "%s/other-cache", self->dir) < 0);
+		ASSERT_EQ(0, run("mkdir %s && objcopy --remove-section .note.gnu.build-id %s "
+				 "%s/fixture.ko", stripped, self->ko, stripped));
+		ss.paths = spaths;
+		resolve_cached(snap, &ss, other_cache, &out);
+		EXPECT_EQ(SECMAP_EXIT_OK, out.ret);
+		EXPECT_NE(NULL, out.kos[0].path);
+		resolve_free(&out, 1);
+		EXPECT_NE(0, run("test -e %s/%s.json", other_cache, self->id_hex));
+		free(other_cache);
+		free(stripped);
+	}
 	/* A module without a build-id has no key: nothing stored. */
 	{
 		struct secmap_snapshot *anon = fake_snapshot("fixture", NULL, 0, 0);
