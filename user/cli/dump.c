@@ -591,37 +591,15 @@ int dump_ko_check(const struct secmap_module *mod, const char *path,
 
 char *dump_ko_searched(const struct secmap_ko_search *s, const struct secmap_module *mod)
 {
+	struct secmap_ko_index *index;
 	const uint8_t *id;
-	size_t id_len = secmap_module_build_id(mod, &id), len, i;
-	const char *sep = "";
-	char *text = NULL, *hex = id_len >= 2 ? bytes_hex(id, id_len) : NULL;
-	FILE *f = open_memstream(&text, &len);
+	size_t id_len = secmap_module_build_id(mod, &id);
+	char *text = NULL;
 
-	if (!f) {
-		free(hex);
-		return NULL;
-	}
-	for (i = 0; s->paths && s->paths[i]; i++, sep = ", ")
-		fprintf(f, "%s%s", sep, s->paths[i]);
-	if (hex && s->buildid_cache && *s->buildid_cache) {
-		fprintf(f, "%s%s/.build-id/%.2s/%s", sep, s->buildid_cache, hex, hex + 2);
-		sep = ", ";
-	}
-	if (hex && s->debug_root && *s->debug_root) {
-		fprintf(f, "%s%s/.build-id/%.2s/%s.debug", sep, s->debug_root, hex, hex + 2);
-		sep = ", ";
-	}
-	if (s->debug_root && *s->debug_root) {
-		fprintf(f, "%s%s/lib/modules/%s", sep, s->debug_root, s->release);
-		sep = ", ";
-	}
-	if (s->modules_root && *s->modules_root)
-		fprintf(f, "%s%s/%s/modules.dep", sep, s->modules_root, s->release);
-	free(hex);
-	if (fclose(f)) {
-		free(text);
-		return NULL;
-	}
+	/* The library says where it looks: an index only notes the places until used. */
+	if (!secmap_ko_index_new(s, &index))
+		secmap_ko_index_places(index, id, id_len, &text);
+	secmap_ko_index_free(index);
 	return text;
 }
 
@@ -714,7 +692,9 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 		}
 		err = secmap_ko_index_find(index, name, id, id_len, &path);
 		if (err == -ENOENT && named) {
-			char *where = dump_ko_searched(search, mod);
+			char *where = NULL;
+
+			secmap_ko_index_places(index, id, id_len, &where);
 
 			p_err("no .ko found for module %s (searched %s)", name,
 			      where ? where : "?");

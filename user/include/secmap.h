@@ -228,6 +228,13 @@ int secmap_ko_index_new(const struct secmap_ko_search *opts, struct secmap_ko_in
 void secmap_ko_index_free(struct secmap_ko_index *index);
 int secmap_ko_index_find(struct secmap_ko_index *index, const char *name,
 			 const uint8_t *build_id, size_t build_id_len, char **path);
+/*
+ * The places secmap_ko_index_find() looks at for a module with
+ * @build_id, in its order, ", "-separated, for a message that says where
+ * a .ko was not found. *@places is malloc()ed. 0, -EINVAL or -ENOMEM.
+ */
+int secmap_ko_index_places(const struct secmap_ko_index *index, const uint8_t *build_id,
+			   size_t build_id_len, char **places);
 
 struct secmap_ko;	/* an opened module file: decompressed, parsed with libelf */
 struct secmap_ko_section {

@@ -624,6 +624,60 @@ SECMAP_EXPORT int secmap_ko_index_new(const struct secmap_ko_search *opts,
 	return 0;
 }
 
+SECMAP_EXPORT int secmap_ko_index_places(const struct secmap_ko_index *index,
+					const uint8_t *build_id, size_t build_id_len,
+					char **places)
+{
+	char *hex = NULL, *text = NULL;
+	const char *sep = "";
+	size_t len, i;
+	FILE *f;
+	int err = 0;
+
+	if (!places)
+		return libsecmap_err(-EINVAL);
+	*places = NULL;
+	if (!index || (build_id_len && !build_id))
+		return libsecmap_err(-EINVAL);
+	f = open_memstream(&text, &len);
+	if (!f)
+		return libsecmap_err(-ENOMEM);
+	/* In the order secmap_ko_index_find() tries them. */
+	for (i = 0; i < index->nr_paths; i++, sep = ", ")
+		fprintf(f, "%s%s", sep, index->places[i].root);
+	if (build_id_len >= 2 && (index->buildid_cache || index->debug_root)) {
+		hex = malloc(2 * build_id_len + 1);
+		if (!hex) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < build_id_len; i++)
+			sprintf(hex + 2 * i, "%02x", build_id[i]);
+		if (index->buildid_cache) {
+			fprintf(f, "%s%s/.build-id/%.2s/%s", sep, index->buildid_cache, hex, hex + 2);
+			sep = ", ";
+		}
+		if (index->debug_root) {
+			fprintf(f, "%s%s/.build-id/%.2s/%s.debug", sep, index->debug_root, hex,
+				hex + 2);
+			sep = ", ";
+		}
+	}
+	for (i = index->nr_paths; i < index->nr_places; i++, sep = ", ")
+		fprintf(f, "%s%s%s", sep, index->places[i].root,
+			index->places[i].kind == KO_PLACE_MODULES_DEP ? "/modules.dep" : "");
+out:
+	if (fclose(f) && !err)
+		err = -ENOMEM;
+	free(hex);
+	if (err) {
+		free(text);
+		return libsecmap_err(err);
+	}
+	*places = text;
+	return 0;
+}
+
 SECMAP_EXPORT int secmap_ko_index_find(struct secmap_ko_index *index, const char *name,
 				       const uint8_t *build_id, size_t build_id_len,
 				       char **path)
