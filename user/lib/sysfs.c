@@ -85,32 +85,37 @@ make_path(const struct sysfs_ctx *ctx, char *buf, size_t size, const char *fmt, 
 /*
  * Read up to @size bytes of @path (sysfs files are read in one go: a
  * section address or a notes file is far below a page). Returns the length
- * or -errno.
+ * or -errno; -ENOENT also for a file being removed.
  */
 static ssize_t read_small(const char *path, void *buf, size_t size)
 {
-	size_t len = 0;
-	ssize_t n;
-	int fd, err;
+	ssize_t n, len = 0;
+	int fd;
 
 	fd = libsecmap_open_regular(path);
-	if (fd < 0)
-		return fd;
-	while (len < size) {
+	if (fd < 0) {
+		len = fd;
+		goto out;
+	}
+	while ((size_t)len < size) {
 		n = read(fd, (char *)buf + len, size - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			err = -errno;
-			close(fd);
-			return err;
+			len = -errno;
+			break;
 		}
 		if (!n)
 			break;
 		len += n;
 	}
 	close(fd);
-	return len;
+out:
+	/*
+	 * kernfs answers -ENODEV to an open or read of a node it has begun to
+	 * remove (kernfs_get_active() fails): the module is going away.
+	 */
+	return len == -ENODEV ? -ENOENT : len;
 }
 
 /* Strictly "0x" followed by 1 to 16 hex digits and an optional newline. */
@@ -255,7 +260,7 @@ static int cmp_section(const void *a, const void *b)
 /*
  * Every file of ROOT/sys/module/NAME/sections, dotfiles included (they all
  * are: ".text", ".data", ".init.text", "__ksymtab"...). -ENOENT: the
- * module's sysfs directory is gone (it was unloaded mid-walk).
+ * module is going, or gone (it was unloaded mid-walk).
  */
 static int read_sections(const struct sysfs_ctx *ctx, struct secmap_module *mod,
 			 struct libsecmap_pool *pool)
@@ -272,8 +277,13 @@ static int read_sections(const struct sysfs_ctx *ctx, struct secmap_module *mod,
 	dir = opendir(path);
 	if (!dir) {
 		err = -errno;
-		/* No sections/ but the module is there: a kernel without KALLSYMS. */
-		if (err == -ENOENT && module_dir_exists(ctx, mod->name))
+		/*
+		 * No sections/ but the module is there: a kernel without
+		 * KALLSYMS, unless the module is going and its sections went
+		 * first.
+		 */
+		if (err == -ENOENT && mod->state != SECMAP_MODULE_STATE_GOING &&
+		    module_dir_exists(ctx, mod->name))
 			return 0;
 		return err;
 	}
@@ -295,13 +305,16 @@ static int read_sections(const struct sysfs_ctx *ctx, struct secmap_module *mod,
 		if (err)
 			break;
 		len = read_small(path, text, sizeof(text));
-		if (len == -ENOENT || len == -EISDIR) {
-			/* Gone with its module, or not a section: decided below. */
-			if (!module_dir_exists(ctx, mod->name)) {
-				err = -ENOENT;
-				break;
-			}
-			continue;
+		if (len == -EISDIR)
+			continue;	/* not a section */
+		if (len == -ENOENT) {
+			/*
+			 * Listed, then gone: the module is being unloaded, its
+			 * sections go before its directory does (mod_sysfs_fini()).
+			 * Half a section table would mislead: skip the module.
+			 */
+			err = -ENOENT;
+			break;
 		}
 		if (len < 0) {
 			err = len;
@@ -382,8 +395,11 @@ static int read_module(const struct sysfs_ctx *ctx, const char *name, uint32_t s
 	if (!err)
 		err = libsecmap_snapshot_add_module(snap, &mod);
 	libsecmap_module_release(&mod);
-	/* Unloaded since /proc/modules was read: as if it had never been listed. */
-	if (err == -ENOENT && !module_dir_exists(ctx, name))
+	/*
+	 * Unloaded since /proc/modules was read, or being unloaded: as if it
+	 * had never been listed.
+	 */
+	if (err == -ENOENT)
 		err = 0;
 	return err;
 }

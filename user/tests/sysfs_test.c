@@ -264,6 +264,39 @@ TEST_F(sysfs, vanished_module_skipped)
 	EXPECT_STREQ("dummy", secmap_module_name(secmap_snapshot_module(self->snap, 0)));
 }
 
+/*
+ * Being unloaded: its section files are removed before its directory
+ * (mod_sysfs_fini()), so one listed by readdir may be gone when opened
+ * (here a dangling link stands for it). Skipped, not half-read, not an error.
+ */
+TEST_F(sysfs, module_losing_sections_skipped)
+{
+	char path[PATH_MAX];
+
+	ASSERT_EQ(0, puts_(self->root, "proc/modules",
+			   "leaving 4096 0 - Unloading 0xffffffffc0c00000\n"
+			   "dummy 16384 0 - Live 0xffffffffc0564000 (OE)\n"));
+	ASSERT_EQ(0, puts_(self->root, "sys/module/leaving/sections/.data",
+			   "0xffffffffc0c02000\n"));
+	snprintf(path, sizeof(path), "%s/sys/module/leaving/sections/.text", self->root);
+	ASSERT_EQ(0, symlink("removed", path));
+	ASSERT_EQ(0, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	ASSERT_EQ(1U, secmap_snapshot_module_count(self->snap));
+	EXPECT_STREQ("dummy", secmap_module_name(secmap_snapshot_module(self->snap, 0)));
+}
+
+/* Unloading and its sections/ already removed: skipped too. */
+TEST_F(sysfs, going_module_without_sections_dir_skipped)
+{
+	ASSERT_EQ(0, puts_(self->root, "proc/modules",
+			   "leaving 4096 0 - Unloading 0xffffffffc0c00000\n"
+			   "dummy 16384 0 - Live 0xffffffffc0564000 (OE)\n"));
+	ASSERT_EQ(0, mkdirs(self->root, "sys/module/leaving"));
+	ASSERT_EQ(0, secmap_snapshot_from_sysfs(self->root, &self->snap));
+	ASSERT_EQ(1U, secmap_snapshot_module_count(self->snap));
+	EXPECT_STREQ("dummy", secmap_module_name(secmap_snapshot_module(self->snap, 0)));
+}
+
 /* /sys/module/NAME there but no sections/ (no CONFIG_KALLSYMS): kept, no sections. */
 TEST_F(sysfs, no_sections_dir_kept)
 {
