@@ -112,9 +112,17 @@ check "record: injecting again replaces the recording (same size)" [ $? -eq 0 ]
 # Exit status is COMMAND's, and a signal reaches COMMAND.
 secmap record -q -o /tmp/x.data -- sh -c 'exit 3'
 check "record: exit status is COMMAND's (3)" [ $? -eq 3 ]
-secmap record -q -o /tmp/x.data -- sh -c 'trap "exit 42" TERM; while :; do sleep 0.1; done' &
+# Signalled only once COMMAND has set its trap: before that, SIGTERM would
+# kill it (status 143), and the recorder's start-up takes seconds under TCG.
+rm -f /tmp/x.ready
+secmap record -q -o /tmp/x.data -- \
+	sh -c 'trap "exit 42" TERM; : >/tmp/x.ready; while :; do sleep 0.1; done' &
 pid=$!
-sleep 2
+w=0
+while [ ! -e /tmp/x.ready ] && [ $w -lt 600 ]; do
+	sleep 0.1
+	w=$((w + 1))
+done
 kill -TERM $pid
 wait $pid
 check "record: SIGTERM reaches COMMAND, whose status is returned (42)" [ $? -eq 42 ]
