@@ -138,6 +138,7 @@ struct secmap_perf_data {
 	size_t nr_events;
 	struct pd_id *ids;		/* sorted by id */
 	size_t nr_ids;
+	const struct pd_id *last_id;	/* find_id()'s last answer */
 	bool sample_id_all;
 	int id_pos;			/* u64 index of the id in a sample; -1: single event */
 	int is_pos;			/* u64 index of the id from a trailer's end */
@@ -158,11 +159,18 @@ static int cmp_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static const struct pd_id *find_id(const struct secmap_perf_data *pd, uint64_t id)
+static const struct pd_id *find_id(struct secmap_perf_data *pd, uint64_t id)
 {
 	struct pd_id key = { .id = id };
+	const struct pd_id *found;
 
-	return pd->nr_ids ? bsearch(&key, pd->ids, pd->nr_ids, sizeof(key), cmp_id) : NULL;
+	/* An event's samples on one CPU come in runs: the last one found first. */
+	if (pd->last_id && pd->last_id->id == id)
+		return pd->last_id;
+	found = pd->nr_ids ? bsearch(&key, pd->ids, pd->nr_ids, sizeof(key), cmp_id) : NULL;
+	if (found)
+		pd->last_id = found;
+	return found;
 }
 
 static unsigned int trailer_words(uint64_t st)
@@ -870,9 +878,12 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 				return -EBADMSG;
 			}
 			if (avail >= size) {
-				memcpy(pd->rec, p, size);
 				pd->dhead += size;
 				pd->offset = pd->doffset;
+				/* Only their size was needed to step over them. */
+				if (pd->skip_samples && type == REC_SAMPLE)
+					continue;
+				memcpy(pd->rec, p, size);
 				*sizep = size;
 				return 1;
 			}
@@ -920,6 +931,8 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 			pd->pos += extra;
 			/* fall through */
 		default:
+			if (pd->skip_samples && type == REC_SAMPLE)
+				continue;
 			memcpy(pd->rec, p, size);
 			*sizep = size;
 			return 1;
@@ -944,9 +957,6 @@ SECMAP_EXPORT int secmap_perf_data_next(struct secmap_perf_data *pd,
 		ret = next_raw(pd, &size);
 		if (!ret)
 			return 0;
-		/* Only their size was needed to step over them. */
-		if (ret > 0 && pd->skip_samples && get32((const uint8_t *)pd->rec) == REC_SAMPLE)
-			continue;
 		if (ret > 0)
 			ret = decode(pd, size, rec);
 		if (ret < 0) {
