@@ -283,7 +283,7 @@ int do_report(int argc, char **argv)
 		ret = unexpected_argument("report", argv[optind], report_usage);
 		goto out;
 	}
-	ret = sample_walk_open(&args, false, &w);
+	ret = sample_walk_open(&args, 0, &w);
 	if (!w)
 		goto out;
 	nr_events = sample_walk_nr_events(w);

@@ -67,6 +67,27 @@ struct sample_walk {
 	size_t tasks_size, nr_tasks;
 	struct frame *chain;
 	size_t chain_cap;
+	/* sample_walk_next(): the last pid looked up, and its task (or NULL) */
+	const struct task *last_task;
+	int32_t last_pid;
+	bool last_task_set;
+	/* SAMPLE_WALK_ORDERED: samples held until a round says they are due */
+	bool ordered;
+	struct queued *pending;		/* not due yet, in file order */
+	size_t nr_pending, cap_pending;
+	struct queued *due;		/* by time, handed out from due_pos */
+	size_t nr_due, cap_due, due_pos;
+	uint64_t seen_max;		/* the latest sample time read */
+	uint64_t round_max;		/* seen_max at the previous FINISHED_ROUND */
+	uint64_t seq;
+	bool eof;
+};
+
+/* A sample held back for time order, with its own copy of the callchain. */
+struct queued {
+	struct sample s;
+	struct frame *chain;
+	uint64_t seq;
 };
 
 static uint32_t str_hash(const char *s)
@@ -362,11 +383,9 @@ static int prescan(struct sample_walk *w)
 }
 
 
-/* The file mapped at @ip in @pid at @time: the latest mapping then, else any. */
-static void resolve_user(struct sample_walk *w, int32_t pid, uint64_t ip, uint64_t time,
-			 struct frame *f)
+/* The file mapped at @ip in @t at @time: the latest mapping then, else any. */
+static void resolve_user(const struct task *t, uint64_t ip, uint64_t time, struct frame *f)
 {
-	struct task *t = find_task(w, pid, false);
 	const struct user_map *any = NULL;
 	size_t i;
 
@@ -412,14 +431,14 @@ static int resolve_kernel(struct sample_walk *w, uint64_t ip, uint64_t time, str
 	return f->dso ? 0 : -ENOMEM;
 }
 
-static int resolve_frame(struct sample_walk *w, int32_t pid, uint64_t ip, uint64_t time,
-			 bool kernel, struct frame *f)
+static int resolve_frame(struct sample_walk *w, const struct task *t, uint64_t ip,
+			 uint64_t time, bool kernel, struct frame *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->ip = ip;
 	if (kernel)
 		return resolve_kernel(w, ip, time, f);
-	resolve_user(w, pid, ip, time, f);
+	resolve_user(t, ip, time, f);
 	return 0;
 }
 
@@ -441,7 +460,7 @@ static int samples_clock(const struct secmap_perf_data *pd, enum secmap_clock *c
 	return 0;
 }
 
-int sample_walk_open(const struct resolver_args *args, bool want_chain, struct sample_walk **wp)
+int sample_walk_open(const struct resolver_args *args, unsigned int flags, struct sample_walk **wp)
 {
 	struct resolver_args a = *args;
 	struct sample_walk *w;
@@ -454,7 +473,8 @@ int sample_walk_open(const struct resolver_args *args, bool want_chain, struct s
 		return SECMAP_EXIT_FAILURE;
 	}
 	w->input = args->input ? args->input : "perf.data";
-	w->want_chain = want_chain;
+	w->want_chain = flags & SAMPLE_WALK_CHAIN;
+	w->ordered = flags & SAMPLE_WALK_ORDERED;
 	err = secmap_perf_data_open(w->input, &w->pd);
 	if (err) {
 		p_err("%s: %s", w->input, recording_strerror(err));
@@ -486,10 +506,12 @@ int sample_walk_open(const struct resolver_args *args, bool want_chain, struct s
 	return SECMAP_EXIT_OK;
 }
 
-int sample_walk_next(struct sample_walk *w, struct sample *s)
+/* 1 and *@s, 2 at a FINISHED_ROUND, 0 at the end, or an exit code's negation. */
+static int read_sample(struct sample_walk *w, struct sample *s)
 {
 	struct secmap_perf_record rec;
-	struct task *t;
+	const struct secmap_perf_event *ev;
+	const struct task *t;
 	size_t i, n;
 	uint64_t time;
 	bool kernel;
@@ -499,6 +521,8 @@ int sample_walk_next(struct sample_walk *w, struct sample *s)
 		switch (rec.kind) {
 		case SECMAP_PERF_REC_SAMPLE:
 			break;
+		case SECMAP_PERF_REC_FINISHED_ROUND:
+			return 2;
 		default:
 			continue;
 		}
@@ -510,16 +534,28 @@ int sample_walk_next(struct sample_walk *w, struct sample *s)
 		s->has_cpu = rec.fields & SAMPLE_CPU;
 		s->has_time = rec.fields & SAMPLE_TIME;
 		s->time = rec.time;
-		s->period = rec.fields & SAMPLE_PERIOD ? rec.period : 1;
+		ev = secmap_perf_data_event(w->pd, rec.event);
+		/* Without PERIOD in the samples, perf takes the event's fixed one (-c). */
+		if (rec.fields & SAMPLE_PERIOD)
+			s->period = rec.period;
+		else
+			s->period = ev && !ev->freq && ev->sample_period ? ev->sample_period : 1;
+		s->event_callchain = ev && (ev->sample_type & SAMPLE_CALLCHAIN);
 		time = s->has_time ? rec.time : SECMAP_TIME_ANY;
-		t = rec.fields & SAMPLE_TID ? find_task(w, rec.pid, false) : NULL;
-		s->comm = t ? comm_at(t, time) : NULL;
+		/* The table is complete after prescan(): one pid's samples come in runs. */
+		if (!w->last_task_set || rec.pid != w->last_pid) {
+			w->last_task = find_task(w, rec.pid, false);
+			w->last_pid = rec.pid;
+			w->last_task_set = true;
+		}
+		t = w->last_task;
+		s->comm = t && (rec.fields & SAMPLE_TID) ? comm_at(t, time) : NULL;
 		/* The idle task never has a COMM record; perf calls it swapper. */
 		if (!s->comm)
 			s->comm = rec.pid == 0 ? "swapper" : ":unknown";
 		kernel = rec.cpumode == CPUMODE_KERNEL;
 		if (rec.cpumode == CPUMODE_KERNEL || rec.cpumode == CPUMODE_USER) {
-			if (resolve_frame(w, rec.pid, rec.ip, time, kernel, &s->frame))
+			if (resolve_frame(w, t, rec.ip, time, kernel, &s->frame))
 				goto nomem;
 		} else {
 			memset(&s->frame, 0, sizeof(s->frame));
@@ -545,7 +581,7 @@ int sample_walk_next(struct sample_walk *w, struct sample *s)
 					break;	/* guest frames: not ours to name */
 				continue;
 			}
-			if (resolve_frame(w, rec.pid, ip, time, kernel, &w->chain[n]))
+			if (resolve_frame(w, t, ip, time, kernel, &w->chain[n]))
 				goto nomem;
 			n++;
 		}
@@ -565,6 +601,136 @@ int sample_walk_next(struct sample_walk *w, struct sample *s)
 nomem:
 	p_err("out of memory");
 	return -SECMAP_EXIT_FAILURE;
+}
+
+static int cmp_queued(const void *a, const void *b)
+{
+	const struct queued *x = a, *y = b;
+
+	if (x->s.time != y->s.time)
+		return x->s.time < y->s.time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void free_queued(struct queued *q, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		free(q[i].chain);
+}
+
+/* Hold @s back, with a copy of its callchain (the walk reuses its own). */
+static int queue_sample(struct sample_walk *w, const struct sample *s)
+{
+	struct queued *q;
+
+	if (w->nr_pending == w->cap_pending) {
+		size_t n = w->cap_pending ? 2 * w->cap_pending : 1024;
+
+		q = realloc(w->pending, n * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		w->pending = q;
+		w->cap_pending = n;
+	}
+	q = &w->pending[w->nr_pending];
+	q->s = *s;
+	q->seq = w->seq++;
+	q->chain = NULL;
+	if (s->nr_chain) {
+		q->chain = malloc(s->nr_chain * sizeof(*q->chain));
+		if (!q->chain)
+			return -ENOMEM;
+		memcpy(q->chain, s->chain, s->nr_chain * sizeof(*q->chain));
+	}
+	q->s.chain = q->chain;
+	w->nr_pending++;
+	if (s->time > w->seen_max)
+		w->seen_max = s->time;
+	return 0;
+}
+
+/*
+ * Move the pending samples at or before @upto to the due list, by time;
+ * the rest stay pending, in order.
+ */
+static int make_due(struct sample_walk *w, uint64_t upto)
+{
+	size_t i, kept = 0, n = 0;
+	struct queued *d;
+
+	free_queued(w->due, w->nr_due);
+	w->nr_due = 0;
+	w->due_pos = 0;
+	for (i = 0; i < w->nr_pending; i++)
+		n += w->pending[i].s.time <= upto;
+	if (n > w->cap_due) {
+		d = realloc(w->due, n * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		w->due = d;
+		w->cap_due = n;
+	}
+	for (i = 0; i < w->nr_pending; i++) {
+		if (w->pending[i].s.time <= upto)
+			w->due[w->nr_due++] = w->pending[i];
+		else
+			w->pending[kept++] = w->pending[i];
+	}
+	w->nr_pending = kept;
+	if (w->nr_due > 1)
+		qsort(w->due, w->nr_due, sizeof(*w->due), cmp_queued);
+	return 0;
+}
+
+/*
+ * Samples in time order, as perf script gives them, in bounded memory:
+ * perf writes each CPU's buffer in turn and marks the end of a pass over
+ * them with FINISHED_ROUND. Every sample of a later pass is newer than the
+ * newest of the pass before the last one, so those are due at each round
+ * (perf's ordered events do the same). Samples without a time stay in
+ * file order.
+ */
+int sample_walk_next(struct sample_walk *w, struct sample *s)
+{
+	int ret;
+
+	if (!w->ordered) {
+		while ((ret = read_sample(w, s)) == 2)
+			;
+		return ret;
+	}
+	for (;;) {
+		if (w->due_pos < w->nr_due) {
+			*s = w->due[w->due_pos++].s;
+			return 1;
+		}
+		if (w->eof) {
+			if (!w->nr_pending)
+				return 0;
+			ret = make_due(w, UINT64_MAX);
+		} else {
+			ret = read_sample(w, s);
+			if (ret < 0)
+				return ret;
+			if (ret == 1 && !s->has_time)
+				return 1;
+			if (ret == 1) {
+				ret = queue_sample(w, s);
+			} else if (ret == 2) {
+				ret = make_due(w, w->round_max);
+				w->round_max = w->seen_max;
+			} else {
+				w->eof = true;
+				continue;
+			}
+		}
+		if (ret) {
+			p_err("out of memory");
+			return -SECMAP_EXIT_FAILURE;
+		}
+	}
 }
 
 size_t sample_walk_nr_events(const struct sample_walk *w)
@@ -604,5 +770,9 @@ void sample_walk_close(struct sample_walk *w)
 	}
 	free(w->tasks);
 	free(w->chain);
+	free_queued(w->pending, w->nr_pending);
+	free(w->pending);
+	free_queued(w->due, w->nr_due);
+	free(w->due);
 	free(w);
 }

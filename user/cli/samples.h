@@ -33,6 +33,7 @@ struct sample {
 	uint64_t time;
 	bool has_time, has_cpu;
 	uint64_t period;
+	bool event_callchain;		/* its event records callchains (perf record -g) */
 	struct frame frame;		/* the sample's own ip */
 	const struct frame *chain;	/* callchain, innermost first, markers left out */
 	size_t nr_chain;
@@ -40,13 +41,21 @@ struct sample {
 
 struct sample_walk;
 
+/* sample_walk_open() flags */
+#define SAMPLE_WALK_CHAIN	1	/* resolve callchains too */
+#define SAMPLE_WALK_ORDERED	2	/* samples in time order, as perf script has them */
+
 /*
  * Open @args->input (default perf.data) and the recording (@args->map, or
  * the one inside it), check the events' clock. An exit code; *@walk is
  * NULL on failure.
  */
-int sample_walk_open(const struct resolver_args *args, bool want_chain, struct sample_walk **walk);
-/* 1 and *@s, 0 at the end, or an exit code's negation after reporting an error. */
+int sample_walk_open(const struct resolver_args *args, unsigned int flags,
+		     struct sample_walk **walk);
+/*
+ * 1 and *@s (valid until the next call), 0 at the end, or an exit code's
+ * negation after reporting an error.
+ */
 int sample_walk_next(struct sample_walk *walk, struct sample *s);
 size_t sample_walk_nr_events(const struct sample_walk *walk);
 const char *sample_walk_event_name(const struct sample_walk *walk, size_t idx);

@@ -50,7 +50,12 @@ static void print_sample(FILE *out, const struct sample *s, const char *event, b
 {
 	size_t i;
 
-	fprintf(out, "%16s %5d", text_safe(s->comm), s->tid);
+	/*
+	 * As perf script: the comm unpadded when the event has callchains
+	 * (stackcollapse-perf.pl and speedscope want it at the line's start),
+	 * right-aligned in 16 columns otherwise.
+	 */
+	fprintf(out, s->event_callchain ? "%s %5d" : "%16s %5d", text_safe(s->comm), s->tid);
 	if (s->has_cpu)
 		fprintf(out, " [%03u]", s->cpu);
 	if (s->has_time) {
@@ -212,7 +217,8 @@ int do_script(int argc, char **argv)
 		ret = unexpected_argument("script", argv[optind], script_usage);
 		goto out;
 	}
-	ret = sample_walk_open(&args, true, &w);
+	/* Folded stacks are counts: no need to wait for time order. */
+	ret = sample_walk_open(&args, SAMPLE_WALK_CHAIN | (folded ? 0 : SAMPLE_WALK_ORDERED), &w);
 	if (!w)
 		goto out;
 	while ((err = sample_walk_next(w, &s)) == 1) {
