@@ -12,6 +12,8 @@
 #   $SECMAP_CACHE/linux-source/                                   harness headers, checkpatch
 #   $SECMAP_CACHE/perf/{host,sid}                                 path of the real perf ELF
 #                                                                 (host; inside the sid root)
+#   $SECMAP_CACHE/consumers/node_modules                          speedscope, playwright-core:
+#                                                                 a reader of perf script output
 set -euo pipefail
 
 CACHE=${SECMAP_CACHE:-/var/cache/secmap}
@@ -27,7 +29,7 @@ HOST_PKGS=(
 	build-essential pkg-config clang sparse bc bison flex
 	libmnl-dev libelf-dev libjson-c-dev liblzma-dev libzstd-dev zlib1g-dev libarchive-dev
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd debootstrap
-	python3 python3-yaml python3-docutils perl dkms linux-perf
+	python3 python3-yaml python3-docutils perl dkms linux-perf nodejs chromium
 	linux-headers-cloud-amd64 linux-headers-6.12-cloud-amd64
 	linux-source-6.1 linux-source-6.12
 )
@@ -218,8 +220,24 @@ build_debug_kernel() {
 	echo "$hash" >"$dir/ready"
 }
 
+# The npm packages of scripts/consumers/package-lock.json, for the test that
+# loads secmap script's output into speedscope (in Debian's Chromium).
+install_consumers() {
+	local src dir=$CACHE/consumers stamp
+	src=$(cd "$(dirname "$0")/consumers" && pwd)
+	stamp=$(cat "$src/package.json" "$src/package-lock.json" | sha256sum | cut -c1-16)
+	[ "$(cat "$dir/ready" 2>/dev/null)" = "$stamp" ] && return
+	log "installing speedscope and playwright-core from npm in $dir"
+	rm -rf "$dir" && mkdir -p "$dir"
+	cp "$src/package.json" "$src/package-lock.json" "$dir/"
+	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >"$dir/npm.log" 2>&1) ||
+		die "npm ci in $dir failed, see $dir/npm.log"
+	echo "$stamp" >"$dir/ready"
+}
+
 mkdir -p "$CACHE/kernels"
 install_host_packages
+install_consumers
 fetch_bookworm_kernel 6.1 linux-image-cloud-amd64
 fetch_bookworm_kernel 6.12 linux-image-6.12-cloud-amd64
 extract_linux_source

@@ -61,9 +61,14 @@ perf_kernel() {
 	perf_in "$which" script -i "${1##*/}" -F event,time,ip,sym,symoff,dso --ns 2>/dev/null |
 		awk '$NF == "([kernel.kallsyms])" { sub(/:$/, "", $1); sub(/:$/, "", $2); print $2, $1, $3, $4 }' | sort
 }
+# Fields counted from the time's: a comm may hold spaces ("V8 WorkerThread").
 ours_kernel() {
 	"$secmap" script --ns -i "$1" -m rec.data 2>/dev/null |
-		awk '$NF == "([kernel.kallsyms])" { sub(/:$/, "", $4); sub(/:$/, "", $6); print $6, $4, $7, $8 }' | sort
+		awk '$NF == "([kernel.kallsyms])" {
+			for (i = 1; i < NF && $i !~ /^[0-9]+\.[0-9]+:$/; i++)
+				;
+			sub(/:$/, "", $i); sub(/:$/, "", $(i + 2)); print $(i + 2), $i, $(i + 3), $(i + 4) }' |
+		sort
 }
 perf_user() {
 	perf_in "$which" script -i "${1##*/}" -F event,time,ip,dso --ns 2>/dev/null |
@@ -71,7 +76,31 @@ perf_user() {
 }
 ours_user() {
 	"$secmap" script --ns -i "$1" -m rec.data 2>/dev/null |
-		awk '$NF ~ /^\(\// { sub(/:$/, "", $4); sub(/:$/, "", $6); print $6, $4, $7, $NF }' | sort
+		awk '$NF ~ /^\(\// {
+			for (i = 1; i < NF && $i !~ /^[0-9]+\.[0-9]+:$/; i++)
+				;
+			sub(/:$/, "", $i); sub(/:$/, "", $(i + 2)); print $(i + 2), $i, $(i + 3), $NF }' |
+		sort
+}
+# Sample lines of a perf script output, in its order, user symbols (at
+# addresses below the kernel's half; C++ ones hold spaces) as [unknown].
+# Runs of spaces as one: perf 7 widened the tid's column from 5 to 7, the
+# parsers split on whitespace; whether a line starts with one is kept.
+# A JIT's anonymous code perf names after /tmp/perf-PID.map: //anon here.
+heads() {
+	grep -v -e '^$' -e '^	' | tr -s ' ' |
+		sed -E 's/^(.*[0-9]: [0-9]+ [^ ]+: )([0-9a-f]{1,15}|[0-7][0-9a-f]{15}) .+ (\([^)]*\))$/\1\2 [unknown] \3/
+			s/\(\/tmp\/perf-[0-9]+\.map\)$/(\/\/anon)/'
+}
+# same_heads PERF OURS: line for line the same, but where perf 7 has no
+# comm yet for a thread (":TID") and secmap takes the one it gets later.
+same_heads() {
+	[ -s "$1" ] && awk 'NR == FNR { want[FNR] = $0; n = FNR; next }
+		{ a = want[FNR]; b = $0
+		  if (a != b && match(a, /^ ?:[0-9]+ /)) { sub(/^ ?[^ ]+ /, "", a); sub(/^ ?[^ ]+ /, "", b) }
+		  if (a != b) bad = 1
+		  m = FNR }
+		END { exit bad || m != n }' "$1" "$2"
 }
 count_events() {
 	awk '{ n[$1]++ } END { for (e in n) print e, n[e] }' | sort
@@ -108,6 +137,15 @@ variant() {
 			mostly_same perf.u ours.u
 		cmp -s perf.u ours.u || diff perf.u ours.u | head -4 | sed 's/^/# /'
 	fi
+	# perf script's default layout, byte for byte and in time order, for
+	# each sample's first line (with its frame without -g): what
+	# stackcollapse-perf.pl and speedscope parse. User symbols aside:
+	# secmap names user files only.
+	perf_in "$which" script -i "${f##*/}" 2>/dev/null | heads >perf.h
+	"$secmap" script -i "$f" -m rec.data 2>/dev/null | heads >ours.h
+	check "report: $name: secmap script lays out all $(wc -l <perf.h) samples as perf script does, in its order" \
+		same_heads perf.h ours.h
+	cmp -s perf.h ours.h || diff perf.h ours.h | head -4 | sed 's/^/# /'
 	perf_in "$which" script -i "${f##*/}" -F event --ns 2>/dev/null | sed 's/: *$//; s/^ *//' |
 		count_events >perf.n
 	"$secmap" report -j -i "$f" -m rec.data 2>/dev/null | python3 -c '
@@ -146,6 +184,30 @@ cmp -s perf.g ours.g || diff perf.g ours.g | head -4 | sed 's/^/# /'
 "$secmap" script --folded -i host-callchain.data -m rec.data >folded 2>/dev/null
 check "report: --folded: counts add up to the samples" \
 	[ "$(awk '{ n += $NF } END { print n }' folded)" -eq "$(awk 'NF == 0' <("$secmap" script -i host-callchain.data -m rec.data 2>/dev/null) | wc -l)" ]
+
+# A reader of perf script output, unchanged: speedscope (its release, in
+# Chromium) loads secmap script's text and perf script's of the same -g
+# file, and must see the same stacks per thread in each. (FlameGraph's
+# stackcollapse-perf.pl parses as speedscope does, which follows it; it is
+# in no package this machine can install.)
+consumers=$cache/consumers/node_modules
+here=$(cd "$(dirname "$0")" && pwd)
+if command -v node >/dev/null && [ -d "$consumers/speedscope" ] && [ -d "$consumers/playwright-core" ] &&
+	[ -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+	"$perf" script -i host-callchain.data >cc-perf.txt 2>/dev/null
+	"$secmap" script -i host-callchain.data -m rec.data >cc-ours.txt 2>/dev/null
+	node "$here/speedscope_export.mjs" "$consumers" cc-perf.txt >cc-perf.json 2>err &&
+		node "$here/speedscope_export.mjs" "$consumers" cc-ours.txt >cc-ours.json 2>>err
+	last=$?
+	sed 's/^/# /' err
+	cmp_rc=1
+	[ $last -eq 0 ] && { python3 "$here/speedscope_stacks.py" cc-perf.json cc-ours.json >cmp.txt 2>&1; cmp_rc=$?; }
+	check "report: speedscope reads secmap script -g as perf script's: the same stacks per thread" \
+		[ $cmp_rc -eq 0 ]
+	[ -f cmp.txt ] && sed 's/^\([^#]\)/# \1/' cmp.txt | head -n 5
+else
+	ok "report: speedscope reads secmap script -g # SKIP speedscope, playwright-core or Chromium not installed (scripts/setup.sh installs them)"
+fi
 
 # Bad input: one line on stderr, exit 8; usage: exit 2.
 head -c 3000 host-plain.data >cut.data
