@@ -669,7 +669,16 @@ static void *stress_dumper(void *arg)
 	return NULL;
 }
 
-TEST(stress_load_unload_with_dumps_and_listener)
+/*
+ * A fixture only for its timeout: 200 cycles take seconds, but under a
+ * debug kernel on a busy TCG host they took more than the harness's 30 s
+ * default. The loop's own deadline (240 s) comes first.
+ */
+FIXTURE(stress) {};
+FIXTURE_SETUP(stress) {}
+FIXTURE_TEARDOWN(stress) {}
+
+TEST_F_TIMEOUT(stress, load_unload_with_dumps_and_listener, 300)
 {
 	struct stress st = { 0 };
 	struct secmap_client *listener = open_client(_metadata);
