@@ -105,6 +105,19 @@ bench)
 		100 | 1000) /bench/bench "$n extra" 9 >&3 2>&3 ;;
 		esac
 	done
+	# Where the time goes, by perf: 20 dumps of each kind, the top of
+	# each profile by object (kernel, libc, the dynamic loader, secmap)
+	# and by symbol.
+	for args in "--json --no-ko" "--json"; do
+		perf record -q -F 4000 -o /tmp/prof.data -- sh -c "
+			i=0; while [ \$i -lt 20 ]; do secmap dump $args >/dev/null; i=\$((i + 1)); done" \
+			>/dev/null 2>&1
+		for sort in dso dso,sym; do
+			perf report -i /tmp/prof.data --stdio --no-children --sort $sort 2>/dev/null |
+				grep -E '^ +[0-9]' | head -n 20 |
+				sed "s/^/bench: profile: dump $args: /" >&3
+		done
+	done
 	;;
 demo)
 	# Our own modules are not in modules.dep: say where they are.
