@@ -506,6 +506,8 @@ int sample_walk_open(const struct resolver_args *args, unsigned int flags, struc
 	return SECMAP_EXIT_OK;
 }
 
+static const struct sample empty_sample;
+
 /* 1 and *@s, 2 at a FINISHED_ROUND, 0 at the end, or an exit code's negation. */
 static int read_sample(struct sample_walk *w, struct sample *s)
 {
@@ -526,7 +528,7 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 		default:
 			continue;
 		}
-		memset(s, 0, sizeof(*s));
+		*s = empty_sample;	/* not memset(): see empty_record in perf_data.c */
 		s->event = rec.event;
 		s->pid = rec.pid;
 		s->tid = rec.tid;
