@@ -545,6 +545,47 @@ TEST_F(res, kernel_symbols_from_kallsyms)
 	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, 0xffffffff80000000ull, 1, &r));
 }
 
+/*
+ * Enough symbols for the search to go through its index of blocks: every
+ * symbol's first and last byte, and the bytes around each block's edge,
+ * against the answer a walk over the list gives. Symbol i is at
+ * BASE + 16 * i + (i % 3) * 4 (uneven sizes), named s<i>.
+ */
+TEST_F(res, many_kernel_symbols_each_found)
+{
+	const uint64_t base = 0xffffffff81000000ull;
+	const size_t n = 1000;
+	struct secmap_resolver_opts opts = { .search = &self->search, .no_ko = true };
+	struct secmap_record rec = { .type = SECMAP_REC_KALLSYMS };
+	struct secmap_resolution r;
+	char *ks, *p, want[16];
+	uint64_t at;
+	size_t i, j;
+
+	ks = malloc(n * 40);
+	ASSERT_NE(NULL, ks);
+	for (i = 0, p = ks; i < n; i++)
+		p += sprintf(p, "%016llx T s%zu\n",
+			     (unsigned long long)(base + 16 * i + (i % 3) * 4), i);
+	rec.text = ks;
+	rec.text_len = (size_t)(p - ks);
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+	free(ks);
+	ASSERT_EQ(n, secmap_resolver_nr_kernel_symbols(self->res));
+	for (at = base; at < base + 16 * n + 64; at++) {
+		/* The last symbol at or below @at, by walking. */
+		for (j = 0, i = 0; i < n && base + 16 * i + (i % 3) * 4 <= at; i++)
+			j = i;
+		ASSERT_EQ(0, secmap_resolve(self->res, at, 1, &r));
+		snprintf(want, sizeof(want), "s%zu", j);
+		ASSERT_STREQ(want, r.symbol);
+		ASSERT_EQ(at - (base + 16 * j + (j % 3) * 4), r.symbol_offset);
+	}
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, base - 1, 1, &r));
+}
+
 TEST_F(res, records_that_do_not_fit_together)
 {
 	struct secmap_resolver_opts opts = { .no_ko = true };
