@@ -109,15 +109,18 @@ bench)
 	# each profile by object (kernel, libc, the dynamic loader, secmap)
 	# and by symbol.
 	for args in "--json --no-ko" "--json"; do
+		rm -f /tmp/prof.data /tmp/prof.data.old
 		perf record -q -F 4000 -o /tmp/prof.data -- sh -c "
 			i=0; while [ \$i -lt 20 ]; do secmap dump $args >/dev/null; i=\$((i + 1)); done" \
-			>/dev/null 2>&1
+			>/dev/null 2>/tmp/prof.err || sed 's/^/bench: profile: perf record: /' /tmp/prof.err >&3
 		for sort in dso dso,sym; do
-			perf report -i /tmp/prof.data --stdio --no-children --sort $sort 2>/dev/null |
+			perf report -i /tmp/prof.data --stdio --no-children --sort $sort 2>/tmp/prof.err |
 				grep -E '^ +[0-9]' | head -n 20 |
 				sed "s/^/bench: profile: dump $args: /" >&3
+			grep -i error /tmp/prof.err | head -n 3 | sed 's/^/bench: profile: perf report: /' >&3
 		done
 	done
+	rm -f /tmp/prof.data /tmp/prof.data.old
 	;;
 demo)
 	# Our own modules are not in modules.dep: say where they are.
