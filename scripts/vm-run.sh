@@ -27,8 +27,8 @@ kernel=$CACHE/kernels/$tag
 vm=$build/vm/$tag
 # The debug kernel (KASAN, lockdep, kmemleak) runs the same tests 2-3x slower.
 case $tag in
-*-debug) TIMEOUT=${SECMAP_VM_TIMEOUT:-1200} ;;
-*) TIMEOUT=${SECMAP_VM_TIMEOUT:-300} ;;
+*-debug) TIMEOUT=${SECMAP_VM_TIMEOUT:-1800} ;;
+*) TIMEOUT=${SECMAP_VM_TIMEOUT:-450} ;;
 esac
 
 # Real Debian modules loaded before secmap (dependencies come along), and
