@@ -30,6 +30,17 @@ struct secmap_section;
 struct secmap_region;
 struct secmap_event;	/* one notification from the "events" group */
 
+/* The longest build-id libsecmap keeps (GNU ld emits 20 bytes for sha1, 16 for md5). */
+#define SECMAP_BUILD_ID_MAX 64
+/* Room for the text of any build-id it keeps, NUL included. */
+#define SECMAP_BUILD_ID_STR_SIZE (2 * SECMAP_BUILD_ID_MAX + 1)
+/*
+ * @len bytes of build-id @id as text, the way perf and the .build-id/
+ * trees spell it: lowercase hex. 0; -ENOSPC if @size cannot hold 2 * @len
+ * digits and a NUL (SECMAP_BUILD_ID_STR_SIZE always does).
+ */
+int secmap_build_id_str(const uint8_t *id, size_t len, char *buf, size_t size);
+
 /* SECMAP_CMD_INFO_GET reply. */
 struct secmap_info {
 	uint32_t version;	/* SECMAP_GENL_VERSION of the kernel module */

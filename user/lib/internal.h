@@ -22,9 +22,6 @@ struct nlmsghdr;
  */
 #define SECMAP_EXPORT __attribute__((visibility("default")))
 
-/* Longest build-id accepted (GNU ld emits 20 bytes for sha1, 16 for md5). */
-#define SECMAP_BUILD_ID_MAX 64
-
 /*
  * The strings of a snapshot or an event (module and section names): cut
  * from a few large blocks and freed all at once with their owner, rather
@@ -138,6 +135,16 @@ static inline int libsecmap_err(int err)
  * the id is empty or longer than SECMAP_BUILD_ID_MAX.
  */
 int libsecmap_parse_build_id_notes(const uint8_t *buf, size_t len, uint8_t *id, size_t *id_len);
+
+/*
+ * The one rule for module names: the kernel spells them with '_', users
+ * and file names with either, as modprobe accepts; names compare with
+ * every character passed through this.
+ */
+static inline char libsecmap_modname_char(char c)
+{
+	return c == '-' ? '_' : c;
+}
 
 /*
  * Open @path for reading only if it is a regular file: an fd, or -errno

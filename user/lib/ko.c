@@ -34,10 +34,6 @@
 /* What the xz decoder may allocate (dictionary); xz -9 needs 64 MiB. */
 #define KO_XZ_MEMLIMIT	(256ULL << 20)
 
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
-
 /* Exposed (hidden visibility) for tests/ko_test.c, which passes a small @cap. */
 int libsecmap_ko_decompress(const uint8_t *in, size_t in_len, size_t cap,
 			    uint8_t **out, size_t *out_len);
@@ -49,8 +45,8 @@ struct secmap_ko {
 	size_t shstrndx;
 	size_t nr_sections;
 	size_t *nr_symbols;	/* per section index: STT_FUNC/STT_OBJECT defined in it */
-	const uint8_t *build_id;	/* into libelf's copy of the note section */
-	size_t build_id_len;
+	uint8_t build_id[SECMAP_BUILD_ID_MAX];
+	size_t build_id_len;		/* 0: none */
 };
 
 enum ko_format { KO_ELF, KO_XZ, KO_ZSTD, KO_GZIP, KO_UNSUPPORTED, KO_UNKNOWN };
@@ -444,7 +440,11 @@ static int ko_index(struct secmap_ko *ko)
 	return 0;
 }
 
-/* Find NT_GNU_BUILD_ID "GNU" in .note.gnu.build-id; absent is fine. */
+/*
+ * The build-id in .note.gnu.build-id, through the parser sysfs' notes go
+ * through: libelf hands the section over in the host's byte order, as
+ * sysfs does. Absent is fine; a note that runs past its section is not.
+ */
 static int ko_find_build_id(struct secmap_ko *ko)
 {
 	Elf_Scn *scn = NULL;
@@ -453,8 +453,6 @@ static int ko_find_build_id(struct secmap_ko *ko)
 	while ((scn = elf_nextscn(ko->elf, scn))) {
 		const char *name;
 		Elf_Data *data;
-		GElf_Nhdr nhdr;
-		size_t off = 0, name_off, desc_off;
 
 		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
 			continue;
@@ -464,16 +462,11 @@ static int ko_find_build_id(struct secmap_ko *ko)
 		data = elf_getdata(scn, NULL);
 		if (!data)
 			return -EINVAL;
-		while (off < data->d_size &&
-		       (off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
-			if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == sizeof("GNU") &&
-			    !memcmp((const char *)data->d_buf + name_off, "GNU", sizeof("GNU")) &&
-			    nhdr.n_descsz > 0) {
-				ko->build_id = (const uint8_t *)data->d_buf + desc_off;
-				ko->build_id_len = nhdr.n_descsz;
-				return 0;
-			}
-		}
+		if (!data->d_buf)
+			return 0;	/* SHT_NOBITS-like: no bytes, no id */
+		if (libsecmap_parse_build_id_notes(data->d_buf, data->d_size, ko->build_id,
+						   &ko->build_id_len))
+			return -EINVAL;
 		return 0;
 	}
 	return 0;
@@ -563,7 +556,7 @@ SECMAP_EXPORT size_t secmap_ko_image(const struct secmap_ko *ko, const uint8_t *
 SECMAP_EXPORT size_t secmap_ko_build_id(const struct secmap_ko *ko, const uint8_t **id)
 {
 	if (id)
-		*id = ko ? ko->build_id : NULL;
+		*id = ko && ko->build_id_len ? ko->build_id : NULL;
 	return ko ? ko->build_id_len : 0;
 }
 

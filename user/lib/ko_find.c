@@ -103,7 +103,7 @@ static void name_key(char *key, const char *name, size_t len)
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		key[i] = name[i] == '-' ? '_' : name[i];
+		key[i] = libsecmap_modname_char(name[i]);
 	key[len] = '\0';
 }
 
@@ -489,26 +489,18 @@ static int search_debug_link(const char *debug_root, const char *hex, char **pat
 static int search_build_id(const struct secmap_ko_index *idx, const uint8_t *build_id,
 			   size_t build_id_len, char **path)
 {
-	static const char digits[] = "0123456789abcdef";
-	char *hex;
-	size_t i;
+	char hex[SECMAP_BUILD_ID_STR_SIZE];
 	int err = -ENOENT;
 
 	if (build_id_len < 2 || (!idx->buildid_cache && !idx->debug_root))
 		return -ENOENT;
-	hex = malloc(2 * build_id_len + 1);
-	if (!hex)
-		return -ENOMEM;
-	for (i = 0; i < build_id_len; i++) {
-		hex[2 * i] = digits[build_id[i] >> 4];
-		hex[2 * i + 1] = digits[build_id[i] & 0xf];
-	}
-	hex[2 * build_id_len] = '\0';
+	/* Longer than any id we keep: no tree can be named by it. */
+	if (secmap_build_id_str(build_id, build_id_len, hex, sizeof(hex)))
+		return -ENOENT;
 	if (idx->buildid_cache)
 		err = search_buildid_cache(idx->buildid_cache, hex, path);
 	if (err == -ENOENT && idx->debug_root)
 		err = search_debug_link(idx->debug_root, hex, path);
-	free(hex);
 	return err;
 }
 
@@ -628,7 +620,7 @@ SECMAP_EXPORT int secmap_ko_index_places(const struct secmap_ko_index *index,
 					const uint8_t *build_id, size_t build_id_len,
 					char **places)
 {
-	char *hex = NULL, *text = NULL;
+	char hex[SECMAP_BUILD_ID_STR_SIZE], *text = NULL;
 	const char *sep = "";
 	size_t len, i;
 	FILE *f;
@@ -645,14 +637,9 @@ SECMAP_EXPORT int secmap_ko_index_places(const struct secmap_ko_index *index,
 	/* In the order secmap_ko_index_find() tries them. */
 	for (i = 0; i < index->nr_paths; i++, sep = ", ")
 		fprintf(f, "%s%s", sep, index->places[i].root);
-	if (build_id_len >= 2 && (index->buildid_cache || index->debug_root)) {
-		hex = malloc(2 * build_id_len + 1);
-		if (!hex) {
-			err = -ENOMEM;
-			goto out;
-		}
-		for (i = 0; i < build_id_len; i++)
-			sprintf(hex + 2 * i, "%02x", build_id[i]);
+	/* As search_build_id() skips an id too long to name a file, so does this. */
+	if (build_id_len >= 2 && (index->buildid_cache || index->debug_root) &&
+	    !secmap_build_id_str(build_id, build_id_len, hex, sizeof(hex))) {
 		if (index->buildid_cache) {
 			fprintf(f, "%s%s/.build-id/%.2s/%s", sep, index->buildid_cache, hex, hex + 2);
 			sep = ", ";
@@ -666,10 +653,8 @@ SECMAP_EXPORT int secmap_ko_index_places(const struct secmap_ko_index *index,
 	for (i = index->nr_paths; i < index->nr_places; i++, sep = ", ")
 		fprintf(f, "%s%s%s", sep, index->places[i].root,
 			index->places[i].kind == KO_PLACE_MODULES_DEP ? "/modules.dep" : "");
-out:
 	if (fclose(f) && !err)
 		err = -ENOMEM;
-	free(hex);
 	if (err) {
 		free(text);
 		return libsecmap_err(err);

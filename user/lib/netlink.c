@@ -1027,8 +1027,7 @@ SECMAP_EXPORT int secmap_client_get(struct secmap_client *client, const char *na
 			err = -ENOMEM;
 		} else {
 			for (p = alt; *p; p++)
-				if (*p == '-')
-					*p = '_';
+				*p = libsecmap_modname_char(*p);
 			err = client_get_once(client, alt, snap);
 			free(alt);
 		}

@@ -207,16 +207,11 @@ secmap_snapshot_module(const struct secmap_snapshot *snapshot, size_t index)
 	return &snapshot->modules[index];
 }
 
-static int norm(char c)
-{
-	return c == '-' ? '_' : c;
-}
-
 /* The kernel names modules with '_', while users type either, as modprobe accepts. */
 static int modname_eq(const char *a, const char *b)
 {
 	for (; *a && *b; a++, b++)
-		if (norm(*a) != norm(*b))
+		if (libsecmap_modname_char(*a) != libsecmap_modname_char(*b))
 			return 0;
 	return *a == *b;
 }

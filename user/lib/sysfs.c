@@ -25,7 +25,6 @@
 #define ADDR_TEXT_MAX 32
 /* A build-id note: 12-byte header, "GNU\0", the id; other notes may share the file. */
 #define NOTES_MAX 4096
-#define NT_GNU_BUILD_ID 3
 
 /*
  * Module taint letters, as the kernel's taint_flags[] table (kernel/panic.c)
@@ -145,53 +144,6 @@ static int parse_addr(const char *s, size_t len, uint64_t *addr)
 		v = v << 4 | d;
 	}
 	*addr = v;
-	return 0;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));	/* notes are in the kernel's (our) byte order */
-	return v;
-}
-
-static size_t align4(size_t n)
-{
-	return (n + 3) & ~(size_t)3;
-}
-
-int libsecmap_parse_build_id_notes(const uint8_t *buf, size_t len, uint8_t *id, size_t *id_len)
-{
-	size_t off = 0;
-
-	while (off < len) {
-		uint32_t namesz, descsz, type;
-		size_t name_off, desc_off, next;
-
-		if (len - off < 12)
-			return -EPROTO;
-		namesz = get_u32(buf + off);
-		descsz = get_u32(buf + off + 4);
-		type = get_u32(buf + off + 8);
-		name_off = off + 12;
-		if (namesz > len - name_off)
-			return -EPROTO;
-		desc_off = name_off + align4(namesz);
-		if (desc_off > len || descsz > len - desc_off)
-			return -EPROTO;
-		next = desc_off + align4(descsz);
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(buf + name_off, "GNU", 4)) {
-			if (!descsz || descsz > SECMAP_BUILD_ID_MAX)
-				return -EPROTO;
-			memcpy(id, buf + desc_off, descsz);
-			*id_len = descsz;
-			return 0;
-		}
-		if (next <= off)
-			return -EPROTO;
-		off = next;
-	}
 	return 0;
 }
 

@@ -398,15 +398,56 @@ TEST_F(ko, build_id_matches_note)
 {
 	struct secmap_ko *ko;
 	const uint8_t *id;
-	char hex[130];
+	char hex[SECMAP_BUILD_ID_STR_SIZE];
 	size_t len;
 
 	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
 	len = secmap_ko_build_id(ko, &id);
 	ASSERT_EQ(20U, len);		/* sha1 */
-	to_hex(id, len, hex);
+	/* The library's text form, against readelf's. */
+	ASSERT_EQ(0, secmap_build_id_str(id, len, hex, sizeof(hex)));
 	EXPECT_STREQ(self->id_hex, hex);
+	/* Exactly 2 * len + 1 bytes are needed. */
+	EXPECT_EQ(-ENOSPC, secmap_build_id_str(id, len, hex, 2 * len));
+	EXPECT_EQ(0, secmap_build_id_str(id, len, hex, 2 * len + 1));
+	EXPECT_STREQ(self->id_hex, hex);
+	EXPECT_EQ(-ENOSPC, secmap_build_id_str(id, len, hex, 0));
+	EXPECT_EQ(-EINVAL, secmap_build_id_str(NULL, len, hex, sizeof(hex)));
 	secmap_ko_close(ko);
+}
+
+/*
+ * The .ko's note goes through the parser sysfs' notes go through: a
+ * descriptor that runs past its section is a corrupt file, not an id
+ * made of whatever bytes follow.
+ */
+TEST_F(ko, build_id_note_past_section_einval)
+{
+	struct ref_sec *ref;
+	uint8_t *img;
+	uint32_t descsz;
+	size_t nr, i, off = 0;
+	char *path;
+
+	ASSERT_EQ(0, ref_sections(self->ko, &ref, &nr));
+	for (i = 1; i < nr; i++)
+		if (!strcmp(ref[i].name, ".note.gnu.build-id"))
+			off = ref[i].shdr.sh_offset;
+	free(ref);
+	ASSERT_NE(0U, off);
+	img = malloc(self->len);
+	ASSERT_NE(NULL, img);
+	memcpy(img, self->img, self->len);
+	/* n_descsz, the note header's second word: 20 becomes 4096. */
+	memcpy(&descsz, img + off + 4, sizeof(descsz));
+	ASSERT_EQ(20U, descsz);
+	descsz = 4096;
+	memcpy(img + off + 4, &descsz, sizeof(descsz));
+	path = path_in(self->dir, "cut-note.ko");
+	ASSERT_EQ(0, write_file(path, img, self->len));
+	EXPECT_EQ(-EINVAL, open_err(path));
+	free(path);
+	free(img);
 }
 
 TEST_F(ko, no_build_id)
