@@ -52,7 +52,7 @@ static void archive_usage(FILE *f)
 /* One module build of the recording. */
 struct wanted {
 	char *name;
-	uint8_t id[64];
+	uint8_t id[SECMAP_BUILD_ID_MAX];
 	size_t id_len;
 };
 
@@ -161,9 +161,11 @@ static int put_entry(struct archive *a, const char *path, mode_t type, const voi
 static int put_cached(struct archive *a, const char *dir, const uint8_t *id, size_t id_len,
 		      const char *name, const void *data, size_t size)
 {
-	char sid[129], path[PATH_MAX + 200], link[32 + 128], target[PATH_MAX + 200];
+	char sid[SECMAP_BUILD_ID_STR_SIZE], path[PATH_MAX + 200], link[32 + SECMAP_BUILD_ID_STR_SIZE];
+	char target[PATH_MAX + 200];
 
-	hex_encode(id, id_len, sid);
+	if (secmap_build_id_str(id, id_len, sid, sizeof(sid)))
+		return -EINVAL;
 	/* Relative to ~/.debug: the tree perf builds there, rooted at the file's path. */
 	while (*dir == '/')
 		dir++;
@@ -220,7 +222,7 @@ static int pack_modules(struct archive *a, const struct archive_job *job,
 {
 	struct secmap_ko_index *idx = NULL;
 	const uint8_t *kid, *image;
-	char sid[129], *path, *real, *cache = NULL;
+	char sid[SECMAP_BUILD_ID_STR_SIZE], *path, *real, *cache = NULL;
 	struct secmap_ko *ko;
 	size_t i, kid_len, size;
 	int err;
@@ -242,7 +244,8 @@ static int pack_modules(struct archive *a, const struct archive_job *job,
 			res->no_id++;
 			continue;
 		}
-		hex_encode(w->id, w->id_len, sid);
+		/* Cannot fail: @id holds at most SECMAP_BUILD_ID_MAX bytes. */
+		secmap_build_id_str(w->id, w->id_len, sid, sizeof(sid));
 		if (secmap_ko_index_find(idx, w->name, w->id, w->id_len, &path)) {
 			fprintf(stderr, "Warning: no .ko found for %s (build-id %s)\n", w->name, sid);
 			res->missing++;
@@ -421,7 +424,7 @@ int do_archive(int argc, char **argv)
 	free(tmp);
 	tmp = NULL;
 	if (json_output) {
-		struct json_out *o = json_out_stream(stdout);
+		struct json_out *o = json_out_stream(stdout, pretty_output);
 
 		if (o) {
 			json_out_object_begin(o, NULL);
@@ -433,7 +436,7 @@ int do_archive(int argc, char **argv)
 			json_out_bool(o, "kallsyms", job.kallsyms_len && job.kernel_id_len);
 			json_out_object_end(o);
 		}
-		json_out_finish(o, NULL);
+		json_out_finish(o);
 	} else {
 		fprintf(stderr, "[ secmap archive: %zu of %zu module builds%s in %s; unpack with: "
 			"mkdir -p ~/.debug && tar -xJf %s -C ~/.debug ]\n", res.packed, job.nr_mods,

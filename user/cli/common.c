@@ -7,30 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "json_out.h"
 #include "secmap_cli.h"
 
 const char *bin_name = "secmap";
 bool json_output;
 bool pretty_output;
-
-static int write_json(FILE *f, struct json_object *obj, bool pretty)
-{
-	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
-	const char *s;
-
-	flags |= pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
-			  JSON_C_TO_STRING_PLAIN;
-	s = json_object_to_json_string_ext(obj, flags);
-	if (!s)
-		return -ENOMEM;
-	errno = 0;
-	if (fputs(s, f) == EOF || fputc('\n', f) == EOF)
-		return errno ? -errno : -EIO;
-	return flush_output(f);
-}
 
 int flush_output(FILE *f)
 {
@@ -39,14 +21,9 @@ int flush_output(FILE *f)
 	return 0;
 }
 
-int print_json(FILE *f, struct json_object *obj)
-{
-	return write_json(f, obj, pretty_output);
-}
-
 void p_err(const char *fmt, ...)
 {
-	struct json_object *obj, *msg;
+	struct json_out *o;
 	char *text = NULL;
 	va_list ap;
 	int n;
@@ -58,19 +35,17 @@ void p_err(const char *fmt, ...)
 		text = NULL;
 
 	if (json_output) {
-		obj = json_object_new_object();
-		msg = json_string_new(text ? text : "out of memory");
-		if (obj && msg && !json_object_object_add(obj, "error", msg)) {
-			msg = NULL;
-			/* If stdout is gone, stderr is the only place left to tell anyone. */
-			if (!print_json(stdout, obj)) {
-				json_object_put(obj);
-				free(text);
-				return;
-			}
+		o = json_out_stream(stdout, pretty_output);
+		if (o) {
+			json_out_object_begin(o, NULL);
+			json_out_str(o, "error", text ? text : "out of memory");
+			json_out_object_end(o);
 		}
-		json_object_put(msg);
-		json_object_put(obj);
+		/* If stdout is gone, stderr is the only place left to tell anyone. */
+		if (!json_out_finish(o)) {
+			free(text);
+			return;
+		}
 	}
 	fprintf(stderr, "Error: %s\n", text ? text : "out of memory");
 	free(text);
@@ -155,25 +130,15 @@ int open_client(struct secmap_client **client)
 	return exit_code_from_err(err);
 }
 
-void hex_encode(const uint8_t *bytes, size_t len, char *out)
+char *build_id_text(const uint8_t *id, size_t len)
 {
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
+	char *text = malloc(2 * len + 1);
 
-	for (i = 0; i < len; i++) {
-		out[2 * i] = digits[bytes[i] >> 4];
-		out[2 * i + 1] = digits[bytes[i] & 0xf];
+	if (text && secmap_build_id_str(id, len, text, 2 * len + 1)) {
+		free(text);
+		text = NULL;
 	}
-	out[2 * len] = '\0';
-}
-
-char *bytes_hex(const uint8_t *bytes, size_t len)
-{
-	char *hex = malloc(2 * len + 1);
-
-	if (hex)
-		hex_encode(bytes, len, hex);
-	return hex;
+	return text;
 }
 
 size_t utf8_char_len(const unsigned char *p)

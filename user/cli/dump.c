@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* secmap dump: print where each section of each loaded module was placed. */
-#include <elf.h>
+/*
+ * secmap dump: print where each section of each loaded module was placed.
+ * The command, its options, which modules, and the table; the JSON is in
+ * dump_json.c, the .ko files' part in dump_ko.c.
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -9,10 +12,8 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include <json-c/json.h>
-
+#include "dump.h"
 #include "dump_ko.h"
-#include "json_out.h"
 #include "secmap_cli.h"
 
 static void dump_usage(FILE *f)
@@ -159,24 +160,6 @@ int dump_select(const struct secmap_snapshot *snap, char *const *names, size_t n
 	return 0;
 }
 
-/* json-c leaves @val with the caller when adding fails; NULL @val means it was never made. */
-int obj_add(struct json_object *obj, const char *key, struct json_object *val)
-{
-	if (!val)
-		return -ENOMEM;
-	if (json_object_object_add(obj, key, val)) {
-		json_object_put(val);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/* JSON null, for what the kernel did not say (or secmap does not know yet). */
-int obj_add_null(struct json_object *obj, const char *key)
-{
-	return json_object_object_add(obj, key, NULL) ? -ENOMEM : 0;
-}
-
 /* "init", "init,freed" or "" for SECMAP_SECTION_F_* @flags. */
 static const char *section_flags_str(uint32_t flags)
 {
@@ -185,172 +168,19 @@ static const char *section_flags_str(uint32_t flags)
 	return flags & SECMAP_SECTION_F_FREED ? "init,freed" : "init";
 }
 
-/* Lowercase hex of the module's build-id, malloc()ed; NULL if none (or no memory). */
-static char *build_id_hex(const struct secmap_module *mod)
+char *dump_build_id_hex(const struct secmap_module *mod)
 {
 	const uint8_t *id;
 	size_t len = secmap_module_build_id(mod, &id);
 
-	return len ? bytes_hex(id, len) : NULL;
-}
-
-/* A number the .ko gave, or null when it did not (or was not looked at). */
-static void out_u64_or_null(struct json_out *o, const char *key, bool known, uint64_t val)
-{
-	if (known)
-		json_out_u64(o, key, val);
-	else
-		json_out_null(o, key);
-}
-
-/*
- * @ko: the module's .ko, whose section @index @sec is; NULL when dump did
- * not look (monitor): then "exec" and "symbols" are left out, and "size"
- * and "pgoff" are null as they have always been.
- */
-static void section_out(struct json_out *o, const struct secmap_section *sec,
-			const struct dump_ko *ko, size_t index)
-{
-	uint32_t flags = secmap_section_flags(sec);
-	int region = secmap_section_region(sec);
-	const struct dump_ko_sec *ks = ko && ko->secs && ko->secs[index].found ?
-				       &ko->secs[index] : NULL;
-
-	json_out_object_begin(o, NULL);
-	json_out_str(o, "name", secmap_section_name(sec));
-	json_out_hex(o, "addr", secmap_section_addr(sec));
-	out_u64_or_null(o, "size", ks, ks ? ks->s.size : 0);
-	out_u64_or_null(o, "pgoff", ks, ks ? ks->s.offset : 0);
-	if (ko) {
-		if (ks)
-			json_out_bool(o, "exec", ks->s.flags & SHF_EXECINSTR);
-		else
-			json_out_null(o, "exec");
-		out_u64_or_null(o, "symbols", ks, ks ? ks->s.nr_symbols : 0);
-	}
-	json_out_bool(o, "init", flags & SECMAP_SECTION_F_INIT);
-	json_out_bool(o, "freed", flags & SECMAP_SECTION_F_FREED);
-	json_out_str(o, "region", region < 0 ? NULL : secmap_region_type_name(region));
-	json_out_object_end(o);
-}
-
-static void region_out(struct json_out *o, const struct secmap_region *reg)
-{
-	json_out_object_begin(o, NULL);
-	json_out_str(o, "type", secmap_region_type_name(secmap_region_type(reg)));
-	json_out_hex(o, "base", secmap_region_base(reg));
-	json_out_u64(o, "size", secmap_region_size(reg));
-	json_out_object_end(o);
-}
-
-/* One module, as dump and monitor show it; see dump_module_json(). */
-void dump_module_out(struct json_out *o, const char *key, const struct secmap_module *mod,
-		     const struct dump_ko *ko)
-{
-	char *build_id = build_id_hex(mod);
-	size_t i, n;
-
-	if (!build_id && secmap_module_build_id(mod, NULL))
-		json_out_fail(o, -ENOMEM);
-	json_out_object_begin(o, key);
-	json_out_str(o, "name", secmap_module_name(mod));
-	json_out_str(o, "state", secmap_module_state_name(secmap_module_state(mod)));
-	json_out_u64(o, "taint", secmap_module_taint(mod));
-	json_out_str(o, "build_id", build_id);
-	free(build_id);
-	if (ko)
-		json_out_str(o, "path", ko->path);
-	json_out_array_begin(o, "regions");
-	n = secmap_module_region_count(mod);
-	for (i = 0; i < n; i++)
-		region_out(o, secmap_module_region(mod, i));
-	json_out_array_end(o);
-	json_out_array_begin(o, "sections");
-	n = secmap_module_section_count(mod);
-	for (i = 0; i < n; i++)
-		section_out(o, secmap_module_section(mod, i), ko, i);
-	json_out_array_end(o);
-	json_out_object_end(o);
-}
-
-/* {"source": ..., "modules": [...]} */
-static void dump_out(struct json_out *o, const struct secmap_module *const *mods, size_t nr_mods,
-		     const struct dump_ko *kos)
-{
-	size_t i;
-
-	json_out_object_begin(o, NULL);
-	/* Where the data came from: "netlink" or "sysfs" (dump --source). */
-	json_out_str(o, "source", dump_source_used);
-	json_out_array_begin(o, "modules");
-	for (i = 0; i < nr_mods; i++)
-		dump_module_out(o, NULL, mods[i], kos ? &kos[i] : NULL);
-	json_out_array_end(o);
-	json_out_object_end(o);
-}
-
-struct json_object *dump_module_json(const struct secmap_module *mod)
-{
-	struct json_out *o = json_out_tree();
-	struct json_object *root;
-
-	if (o)
-		dump_module_out(o, NULL, mod, NULL);
-	return json_out_finish(o, &root) ? NULL : root;
-}
-
-struct json_object *dump_build_json(const struct secmap_module *const *mods, size_t nr_mods)
-{
-	return dump_build_json_ko(mods, nr_mods, NULL);
-}
-
-struct json_object *dump_build_json_ko(const struct secmap_module *const *mods, size_t nr_mods,
-				       const struct dump_ko *kos)
-{
-	struct json_out *o = json_out_tree();
-	struct json_object *root;
-
-	if (o)
-		dump_out(o, mods, nr_mods, kos);
-	return json_out_finish(o, &root) ? NULL : root;
-}
-
-int dump_print_json(FILE *f, const struct secmap_module *const *mods, size_t nr_mods)
-{
-	return dump_print_json_ko(f, mods, nr_mods, NULL);
-}
-
-/*
- * Compact output is streamed: at 1000 modules, building the json-c tree
- * first took most of the command's time (see json_out.c). --pretty
- * builds the tree and lets json-c lay it out.
- */
-int dump_print_json_ko(FILE *f, const struct secmap_module *const *mods, size_t nr_mods,
-		       const struct dump_ko *kos)
-{
-	struct json_object *root;
-	struct json_out *o;
-	int err;
-
-	if (!pretty_output) {
-		o = json_out_stream(f);
-		if (o)
-			dump_out(o, mods, nr_mods, kos);
-		return json_out_finish(o, NULL);
-	}
-	root = dump_build_json_ko(mods, nr_mods, kos);
-	if (!root)
-		return -ENOMEM;
-	err = print_json(f, root);
-	json_object_put(root);
-	return err;
+	return len ? build_id_text(id, len) : NULL;
 }
 
 /* "dummy  live  taint 0x1000  build-id 3f2a...  file /lib/modules/..." */
 static void print_module_line(FILE *f, const struct secmap_module *mod, const char *path)
 {
 	const char *state = secmap_module_state_name(secmap_module_state(mod));
-	char *build_id = build_id_hex(mod);
+	char *build_id = dump_build_id_hex(mod);
 
 	fprintf(f, "%s  %s", text_safe(secmap_module_name(mod)), state ? state : "-");
 	if (secmap_module_taint(mod))
@@ -363,25 +193,19 @@ static void print_module_line(FILE *f, const struct secmap_module *mod, const ch
 	free(build_id);
 }
 
-int dump_print_table(FILE *f, const struct secmap_module *const *mods, size_t nr_mods)
-{
-	return dump_print_table_ko(f, mods, nr_mods, NULL);
-}
-
 /* SIZE or PGOFF of section @j of module @i: "0x1a40", or "-" if the .ko did not say. */
 static int ko_cell(char *buf, size_t size, const struct dump_ko *kos, size_t i, size_t j,
 		   bool pgoff)
 {
-	const struct dump_ko_sec *ks = kos && kos[i].secs && kos[i].secs[j].found ?
-				       &kos[i].secs[j] : NULL;
+	const struct dump_ko_sec *ks = kos ? dump_ko_section(&kos[i], j) : NULL;
 
 	if (!ks)
 		return snprintf(buf, size, "-");
 	return snprintf(buf, size, "0x%" PRIx64, pgoff ? ks->s.offset : ks->s.size);
 }
 
-int dump_print_table_ko(FILE *f, const struct secmap_module *const *mods, size_t nr_mods,
-			const struct dump_ko *kos)
+int dump_print_table(FILE *f, const struct secmap_module *const *mods, size_t nr_mods,
+		     const struct dump_ko *kos)
 {
 	int wmod = strlen("MODULE"), wsec = strlen("SECTION"), waddr = 2 + 16, len;
 	int wsize = strlen("SIZE"), wpgoff = strlen("PGOFF");
@@ -444,8 +268,6 @@ int dump_print_table_ko(FILE *f, const struct secmap_module *const *mods, size_t
 	}
 	return flush_output(f);
 }
-
-/* --- .ko enrichment: what each module's file says about its sections ----- */
 
 /* dump's .ko options; resolved to the actual places before searching. */
 enum {
@@ -551,219 +373,6 @@ static void dump_ko_opts_free(struct dump_ko_opts *o)
 	free(o->buildid_cache);
 }
 
-void dump_ko_free(struct dump_ko *kos, size_t nr)
-{
-	size_t i;
-
-	if (!kos)
-		return;
-	for (i = 0; i < nr; i++) {
-		free(kos[i].path);
-		free(kos[i].secs);
-	}
-	free(kos);
-}
-
-int dump_ko_check(const struct secmap_module *mod, const char *path,
-		  const struct secmap_ko *ko, bool force, char **msg)
-{
-	const uint8_t *kernel_id, *file_id;
-	size_t kernel_len = secmap_module_build_id(mod, &kernel_id);
-	size_t file_len = secmap_ko_build_id(ko, &file_id);
-	char *file_hex, *kernel_hex;
-
-	*msg = NULL;
-	/* Without a build-id on either side there is nothing to compare. */
-	if (!kernel_len || !file_len ||
-	    (kernel_len == file_len && !memcmp(kernel_id, file_id, file_len)))
-		return SECMAP_EXIT_OK;
-	file_hex = bytes_hex(file_id, file_len);
-	kernel_hex = bytes_hex(kernel_id, kernel_len);
-	if (file_hex && kernel_hex &&
-	    asprintf(msg, "%s does not match the loaded module %s (build-id %s vs %s); %s",
-		     path, secmap_module_name(mod), file_hex, kernel_hex,
-		     force ? "using it anyway (--force)" : "use --force to use it anyway") < 0)
-		*msg = NULL;
-	free(file_hex);
-	free(kernel_hex);
-	return force ? SECMAP_EXIT_OK : SECMAP_EXIT_KO_MISMATCH;
-}
-
-char *dump_ko_searched(const struct secmap_ko_search *s, const struct secmap_module *mod)
-{
-	struct secmap_ko_index *index;
-	const uint8_t *id;
-	size_t id_len = secmap_module_build_id(mod, &id);
-	char *text = NULL;
-
-	/* The library says where it looks: an index only notes the places until used. */
-	if (!secmap_ko_index_new(s, &index))
-		secmap_ko_index_places(index, id, id_len, &text);
-	secmap_ko_index_free(index);
-	return text;
-}
-
-static const char *ko_strerror(int err)
-{
-	switch (-err) {
-	case EINVAL:
-		return "not a 64-bit relocatable ELF (a .ko), or corrupt or truncated";
-	case ENOTSUP:
-		return "compressed in a format secmap does not read (xz, zstd and gzip only)";
-	case EFBIG:
-		return "larger than any module should be";
-	default:
-		return strerror(-err);
-	}
-}
-
-/* What @ko says of each section of @mod, into @out. */
-static int dump_ko_fill(const struct secmap_module *mod, const struct secmap_ko *ko,
-			struct dump_ko *out)
-{
-	size_t i, n = secmap_module_section_count(mod);
-
-	out->secs = calloc(n ? n : 1, sizeof(*out->secs));
-	if (!out->secs)
-		return -ENOMEM;
-	/* By name, .data..percpu included: the file has it, SHF_ALLOC and all. */
-	for (i = 0; i < n; i++)
-		out->secs[i].found = !secmap_ko_section(ko, secmap_section_name(
-							secmap_module_section(mod, i)),
-							&out->secs[i].s);
-	return 0;
-}
-
-/* Whether @ko's build-id is @id. */
-static bool file_has_id(const struct secmap_ko *ko, const uint8_t *id, size_t id_len)
-{
-	const uint8_t *file_id;
-
-	return secmap_ko_build_id(ko, &file_id) == id_len && !memcmp(file_id, id, id_len);
-}
-
-/* Names listed in the "no .ko found" notice before it says "...". */
-#define DUMP_KO_NOTICE_NAMES 10
-
-int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
-		    const struct secmap_ko_search *search, bool force, bool named,
-		    const char *cache_dir, FILE *diag, struct dump_ko **kosp)
-{
-	struct dump_ko *kos = calloc(nr_mods ? nr_mods : 1, sizeof(*kos));
-	const struct secmap_module *missing[DUMP_KO_NOTICE_NAMES];
-	struct secmap_ko_index *index = NULL;
-	size_t i, nr_missing = 0;
-	int ret = SECMAP_EXIT_OK, err;
-	/* Files the user named are shown as named, not as a cache recalls them. */
-	bool read_cache = cache_dir && !(search->paths && search->paths[0]);
-
-	*kosp = NULL;
-	if (!kos) {
-		p_err("%s", strerror(ENOMEM));
-		return SECMAP_EXIT_FAILURE;
-	}
-	for (i = 0; i < nr_mods; i++) {
-		const struct secmap_module *mod = mods[i];
-		const char *name = secmap_module_name(mod);
-		struct secmap_ko *ko = NULL;
-		const uint8_t *id;
-		size_t id_len = secmap_module_build_id(mod, &id);
-		char *path = NULL, *msg = NULL;
-		bool exact;
-
-		if (read_cache) {
-			err = ko_cache_load(cache_dir, mod, &kos[i]);
-			if (!err)
-				continue;
-			if (err != -ENOENT) {
-				p_err("%s", strerror(-err));
-				ret = SECMAP_EXIT_FAILURE;
-				break;
-			}
-		}
-		/* One index for all misses: each place is read once, not once per module. */
-		if (!index) {
-			err = secmap_ko_index_new(search, &index);
-			if (err) {
-				p_err("looking for .ko files: %s", strerror(-err));
-				ret = SECMAP_EXIT_FAILURE;
-				break;
-			}
-		}
-		err = secmap_ko_index_find(index, name, id, id_len, &path);
-		if (err == -ENOENT && named) {
-			char *where = NULL;
-
-			secmap_ko_index_places(index, id, id_len, &where);
-
-			p_err("no .ko found for module %s (searched %s)", name,
-			      where ? where : "?");
-			free(where);
-			ret = SECMAP_EXIT_NO_KO;
-			break;
-		}
-		if (err == -ENOENT) {
-			if (nr_missing < DUMP_KO_NOTICE_NAMES)
-				missing[nr_missing] = mod;
-			nr_missing++;
-			continue;
-		}
-		if (err) {
-			p_err("looking for the .ko of %s: %s", name, strerror(-err));
-			ret = SECMAP_EXIT_FAILURE;
-			break;
-		}
-		/* Found but unreadable is an error: the user would miss it in a notice. */
-		err = secmap_ko_open(path, &ko);
-		if (err) {
-			p_err("cannot read %s: %s", path, ko_strerror(err));
-			free(path);
-			/* Not exit_code_from_err() for all: -ENOENT there means "no secmap". */
-			ret = err == -EACCES || err == -EPERM ? exit_code_from_err(err) :
-			      SECMAP_EXIT_FAILURE;
-			break;
-		}
-		ret = dump_ko_check(mod, path, ko, force, &msg);
-		if (ret)
-			p_err("%s", msg ? msg : strerror(ENOMEM));
-		else if (msg)
-			fprintf(diag, "Warning: %s\n", msg);
-		/*
-		 * Cached only under a build-id both the file and the kernel have:
-		 * dump_ko_check() also accepts a file without one.
-		 */
-		exact = !ret && !msg && id_len && file_has_id(ko, id, id_len);
-		free(msg);
-		if (!ret && dump_ko_fill(mod, ko, &kos[i])) {
-			p_err("%s", strerror(ENOMEM));
-			ret = SECMAP_EXIT_FAILURE;
-		}
-		secmap_ko_close(ko);
-		if (ret) {
-			free(path);
-			break;
-		}
-		kos[i].path = path;
-		/* Best effort: a dump that cannot write its cache still dumps. */
-		if (exact && cache_dir)
-			ko_cache_store(cache_dir, mod, &kos[i]);
-	}
-	secmap_ko_index_free(index);
-	if (ret) {
-		dump_ko_free(kos, nr_mods);
-		return ret;
-	}
-	if (nr_missing) {
-		fprintf(diag, "Notice: no .ko found for %zu module%s: ", nr_missing,
-			nr_missing == 1 ? "" : "s");
-		for (i = 0; i < nr_missing && i < DUMP_KO_NOTICE_NAMES; i++)
-			fprintf(diag, "%s%s", i ? ", " : "", text_safe(secmap_module_name(missing[i])));
-		fprintf(diag, "%s\n", nr_missing > DUMP_KO_NOTICE_NAMES ? "..." : "");
-	}
-	*kosp = kos;
-	return SECMAP_EXIT_OK;
-}
-
 int do_dump(int argc, char **argv)
 {
 	/* Output options are global, and accepted here too as users type them. */
@@ -864,9 +473,9 @@ int do_dump(int argc, char **argv)
 	}
 
 	if (json_output)
-		err = dump_print_json_ko(stdout, mods, nr_mods, kos);
+		err = dump_print_json(stdout, dump_source_used, mods, nr_mods, kos);
 	else
-		err = dump_print_table_ko(stdout, mods, nr_mods, ko_opts.no_ko ? NULL : kos);
+		err = dump_print_table(stdout, mods, nr_mods, ko_opts.no_ko ? NULL : kos);
 	ret = SECMAP_EXIT_OK;
 	if (err) {
 		/* stdout is what failed, so even in JSON mode this goes to stderr. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * "secmap dump" enrichment from the modules' files: what cli/dump.c reads
- * from each module's .ko (size, file offset, flags, symbols of each
- * section), shared with tests/ko_test.c.
+ * "secmap dump" enrichment from the modules' files: what cli/dump_ko.c
+ * reads from each module's .ko (size, file offset, flags, symbols of each
+ * section) and cli/ko_cache.c keeps, shared with tests/ko_test.c.
  */
 #ifndef SECMAP_DUMP_KO_H
 #define SECMAP_DUMP_KO_H
@@ -26,6 +26,12 @@ struct dump_ko {
 };
 
 void dump_ko_free(struct dump_ko *kos, size_t nr);
+
+/* What @ko says of its module's section @index; NULL when it says nothing. */
+static inline const struct dump_ko_sec *dump_ko_section(const struct dump_ko *ko, size_t index)
+{
+	return ko && ko->secs && ko->secs[index].found ? &ko->secs[index] : NULL;
+}
 
 /*
  * Whether dump may use @ko (opened from @path) for the loaded @mod: when
@@ -59,28 +65,11 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
  * 0 with @out filled for @mod, -ENOENT when there is no usable entry (none,
  * corrupt, another build-id, a section missing), -ENOMEM.
  * ko_cache_store(): writes @mod's entry from @ko atomically; 0 or -errno
- * (-EINVAL: @mod has no build-id to key it by).
+ * (-EINVAL: @mod has no build-id to key it by; -EILSEQ: a name in it is
+ * not UTF-8, so JSON cannot hold it as it is).
  */
 char *ko_cache_dir(void);
 int ko_cache_load(const char *dir, const struct secmap_module *mod, struct dump_ko *out);
 int ko_cache_store(const char *dir, const struct secmap_module *mod, const struct dump_ko *ko);
-
-/*
- * As dump_build_json()/dump_print_json()/dump_print_table(), with what the
- * .ko files say: @kos has one entry per module ("path", and per section
- * "size", "pgoff", "exec", "symbols", null where unknown), or is NULL for
- * the output without them.
- */
-struct json_object *dump_build_json_ko(const struct secmap_module *const *mods, size_t nr_mods,
-				       const struct dump_ko *kos);
-int dump_print_json_ko(FILE *f, const struct secmap_module *const *mods, size_t nr_mods,
-		       const struct dump_ko *kos);
-int dump_print_table_ko(FILE *f, const struct secmap_module *const *mods, size_t nr_mods,
-			const struct dump_ko *kos);
-
-struct json_out;
-/* One module (as dump_module_json(), with @ko if not NULL), described to @o under @key. */
-void dump_module_out(struct json_out *o, const char *key, const struct secmap_module *mod,
-		     const struct dump_ko *ko);
 
 #endif /* SECMAP_DUMP_KO_H */

@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "json_out.h"
 #include "secmap_cli.h"
 
@@ -39,39 +37,28 @@ static const char *hook_name(uint32_t hook)
 	}
 }
 
-struct json_object *info_build_json(const struct secmap_info *info)
+static int info_print_json(FILE *f, const struct secmap_info *info)
 {
-	struct json_object *obj = json_object_new_object();
-	const char *hook = hook_name(info->hook);
+	struct json_out *o = json_out_stream(f, pretty_output);
 
-	if (!obj)
-		return NULL;
-	if (obj_add(obj, "version", json_object_new_uint64(info->version)) ||
-	    obj_add(obj, "generation", json_object_new_uint64(info->generation)) ||
-	    obj_add(obj, "release", json_string_new(info->release)) ||
-	    (hook ? obj_add(obj, "hook", json_string_new(hook)) :
-		    obj_add_null(obj, "hook")) ||
-	    obj_add(obj, "event_seq", json_object_new_uint64(info->event_seq))) {
-		json_object_put(obj);
-		return NULL;
+	if (o) {
+		json_out_object_begin(o, NULL);
+		json_out_u64(o, "version", info->version);
+		json_out_u64(o, "generation", info->generation);
+		json_out_str(o, "release", info->release);
+		json_out_str(o, "hook", hook_name(info->hook));
+		json_out_u64(o, "event_seq", info->event_seq);
+		json_out_object_end(o);
 	}
-	return obj;
+	return json_out_finish(o);
 }
 
 int info_print(FILE *f, const struct secmap_info *info)
 {
-	struct json_object *obj;
 	const char *hook;
-	int err;
 
-	if (json_output) {
-		obj = info_build_json(info);
-		if (!obj)
-			return -ENOMEM;
-		err = print_json(f, obj);
-		json_object_put(obj);
-		return err;
-	}
+	if (json_output)
+		return info_print_json(f, info);
 	hook = hook_name(info->hook);
 	errno = 0;
 	fprintf(f, "version     %" PRIu32 "\n", info->version);

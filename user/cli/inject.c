@@ -15,8 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
 #include "json_out.h"
 #include "secmap_cli.h"
 
@@ -304,7 +302,7 @@ static int report_inject_error(const char *in_path, const char *out_path, int er
 
 static int print_result(const char *out_path)
 {
-	struct json_object *obj;
+	struct json_out *o;
 	struct stat st;
 	int err;
 
@@ -314,15 +312,14 @@ static int print_result(const char *out_path)
 		p_err("%s: %s", out_path, strerror(errno));
 		return SECMAP_EXIT_FAILURE;
 	}
-	obj = json_object_new_object();
-	if (!obj || obj_add(obj, "output", json_string_new(out_path)) ||
-	    obj_add(obj, "bytes", json_object_new_uint64((uint64_t)st.st_size))) {
-		json_object_put(obj);
-		p_err("out of memory");
-		return SECMAP_EXIT_FAILURE;
+	o = json_out_stream(stdout, pretty_output);
+	if (o) {
+		json_out_object_begin(o, NULL);
+		json_out_str(o, "output", out_path);
+		json_out_u64(o, "bytes", (uint64_t)st.st_size);
+		json_out_object_end(o);
 	}
-	err = print_json(stdout, obj);
-	json_object_put(obj);
+	err = json_out_finish(o);
 	if (err) {
 		fprintf(stderr, "Error: cannot write output: %s\n", strerror(-err));
 		return SECMAP_EXIT_FAILURE;

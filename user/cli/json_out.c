@@ -1,76 +1,62 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * secmap tool: JSON output, as a json-c tree or streamed (json_out.h).
+ * secmap tool: JSON output, streamed to a FILE as it is described (json_out.h).
  *
- * Why a stream as well: `secmap dump -j` at 1000 modules is some 250000
- * JSON values. Made into json-c objects, serialised and freed, they cost
- * about 11000 instructions per section (250 M in all), most of the
- * command's time; written straight out they cost a few hundred. The
- * stream does not escape strings itself: one holding nothing JSON requires
- * escaped (RFC 8259: '"', '\\' and U+0000 to U+001F) is copied as is, as
- * json-c copies it; any other goes through json-c's own serialiser. So
- * both ways print the same bytes, which the unit tests check against
- * json-c for every byte value and for whole dumps. --pretty, and anything
- * that wants the objects (monitor), use the tree.
+ * Why a writer of our own rather than a json-c tree: `secmap dump -j` at
+ * 1000 modules is some 250000 JSON values. Made into json-c objects,
+ * serialised and freed, they cost about 11000 instructions per section
+ * (250 M in all), most of the command's time; written straight out they
+ * cost a few hundred. json-c is kept as a parser only (the .ko cache, and
+ * the unit tests, which check this writer's output against it).
  *
- * JSON text is UTF-8 (RFC 8259, section 8.1) and json-c copies other
- * bytes as they are, while names from the kernel or a .ko may be any
- * bytes: both ways replace each byte of an invalid UTF-8 sequence with
- * U+FFFD, as decoders do, so that every output parses.
+ * Strings: RFC 8259 (section 7) requires '"', '\\' and U+0000 to U+001F
+ * escaped; '"', '\\', \b, \f, \n, \r and \t get their short forms, the other
+ * controls \u00XX, and nothing else is escaped ('/' neither). JSON text is
+ * UTF-8 (section 8.1) while names from the kernel or a .ko may be any bytes
+ * but NUL: each byte of an invalid UTF-8 sequence becomes U+FFFD, as
+ * decoders do, so that every output parses.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <json-c/json.h>
 
 #include "json_out.h"
 #include "secmap_cli.h"
 
 /* Deeper than any document secmap prints. */
 #define JSON_OUT_MAX_DEPTH 16
-/* Stream output is gathered in a buffer of this size before fwrite(). */
+/* Output is gathered in a buffer of this size before fwrite(). */
 #define JSON_OUT_BUF_SIZE (64 * 1024)
-/* As json-c prints when asked for compact output. */
-#define JSON_OUT_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+/* Pretty output: spaces per level. */
+#define JSON_OUT_INDENT 2
 
 struct json_out {
 	int err;			/* the first error; later calls do nothing */
 	unsigned int depth;		/* open objects and arrays */
 	bool is_array[JSON_OUT_MAX_DEPTH];
-	bool has_items[JSON_OUT_MAX_DEPTH];	/* stream: the next item needs a comma */
+	bool has_items[JSON_OUT_MAX_DEPTH];	/* the next item needs a comma */
 	bool done;			/* the top-level value is complete */
+	bool pretty;
 
-	/* stream */
 	FILE *f;
 	char *buf;
 	size_t len;
-	struct json_object *escaper;	/* a json-c string, for strings that need escaping */
-
-	/* tree */
-	struct json_object *root;
-	struct json_object *stack[JSON_OUT_MAX_DEPTH];
 };
 
-struct json_out *json_out_stream(FILE *f)
+struct json_out *json_out_stream(FILE *f, bool pretty)
 {
 	struct json_out *o = calloc(1, sizeof(*o));
 
 	if (!o)
 		return NULL;
 	o->f = f;
+	o->pretty = pretty;
 	o->buf = malloc(JSON_OUT_BUF_SIZE);
 	if (!o->buf) {
 		free(o);
 		return NULL;
 	}
 	return o;
-}
-
-struct json_out *json_out_tree(void)
-{
-	return calloc(1, sizeof(struct json_out));
 }
 
 static void set_err(struct json_out *o, int err)
@@ -83,8 +69,6 @@ void json_out_fail(struct json_out *o, int err)
 {
 	set_err(o, err);
 }
-
-/* --- stream ------------------------------------------------------------- */
 
 static void flush_buf(struct json_out *o)
 {
@@ -119,35 +103,23 @@ static void put_char(struct json_out *o, char c)
 }
 
 /*
- * Can @s go out between quotes as it is? Only '"', '\\' and U+0000 to
- * U+001F must be escaped (RFC 8259, section 7). Its length into *@len.
- */
-static bool copy_as_is(const char *s, size_t *len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	for (; *p; p++)
-		if (*p < 0x20 || *p == '"' || *p == '\\')
-			return false;
-	*len = p - (const unsigned char *)s;
-	return true;
-}
-
-/*
  * The common case in one pass: @s, quoted, copied into the buffer while
- * checking that it needs no escaping. False, with nothing written, if it
- * does or if the buffer fills first.
+ * checking that it is printable ASCII with nothing to escape, leaving room
+ * for @reserve more bytes after it. False, with nothing written, if it is
+ * not or if the buffer fills first. Inlined into its two callers: a call
+ * per key and per string is some 7% of `dump -j`'s instructions.
  */
-static bool put_string_fast(struct json_out *o, const char *s)
+static inline __attribute__((always_inline)) bool
+put_string_fast(struct json_out *o, const char *s, size_t reserve)
 {
 	const unsigned char *c = (const unsigned char *)s;
 	/* Room for the opening and closing quotes and what lies between. */
 	size_t room = JSON_OUT_BUF_SIZE - o->len, i;
 	char *p = o->buf + o->len;
 
-	if (room < 2)
+	if (room < 2 + reserve)
 		return false;
-	room -= 2;
+	room -= 2 + reserve;
 	p[0] = '"';
 	for (i = 0; c[i] >= 0x20 && c[i] < 0x80 && c[i] != '"' && c[i] != '\\'; i++) {
 		if (i == room)
@@ -161,74 +133,115 @@ static bool put_string_fast(struct json_out *o, const char *s)
 	return true;
 }
 
+/* The escape sequence for byte @c, into @esc (7 bytes); NULL if @c goes as it is. */
+static const char *escape(unsigned char c, char *esc, size_t *len)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	*len = 2;
+	switch (c) {
+	case '"':
+		return "\\\"";
+	case '\\':
+		return "\\\\";
+	case '\b':
+		return "\\b";
+	case '\f':
+		return "\\f";
+	case '\n':
+		return "\\n";
+	case '\r':
+		return "\\r";
+	case '\t':
+		return "\\t";
+	}
+	if (c >= 0x20)
+		return NULL;
+	memcpy(esc, "\\u00", 4);
+	esc[4] = digits[c >> 4];
+	esc[5] = digits[c & 0xf];
+	esc[6] = '\0';
+	*len = 6;
+	return esc;
+}
+
+/* Valid UTF-8 @s, quoted, escaped: runs that need nothing are copied whole. */
+static void put_escaped(struct json_out *o, const char *s)
+{
+	const char *run = s, *e;
+	char esc[7];
+	size_t n;
+
+	put_char(o, '"');
+	for (; *s; s++) {
+		e = escape(*s, esc, &n);
+		if (!e)
+			continue;
+		put(o, run, s - run);
+		put(o, e, n);
+		run = s + 1;
+	}
+	put(o, run, s - run);
+	put_char(o, '"');
+}
+
 static void put_string(struct json_out *o, const char *s)
 {
-	const char *text = NULL;
 	char *valid = NULL;
-	size_t len;
 
-	if (put_string_fast(o, s))
+	if (put_string_fast(o, s, 0))
 		return;
 	if (!utf8_valid(s)) {
 		valid = utf8_replace_invalid(s);
-		if (!valid)
-			goto nomem;
+		if (!valid) {
+			set_err(o, -ENOMEM);
+			return;
+		}
 		s = valid;
 	}
-	if (copy_as_is(s, &len)) {
-		put_char(o, '"');
-		put(o, s, len);
-		put_char(o, '"');
-		free(valid);
+	put_escaped(o, s);
+	free(valid);
+}
+
+/* Pretty output: a new line, indented for @depth. */
+static void put_newline(struct json_out *o, unsigned int depth)
+{
+	static const char spaces[JSON_OUT_MAX_DEPTH * JSON_OUT_INDENT] = {
+		[0 ... JSON_OUT_MAX_DEPTH * JSON_OUT_INDENT - 1] = ' '
+	};
+
+	put_char(o, '\n');
+	put(o, spaces, depth * JSON_OUT_INDENT);
+}
+
+/* "key": or, pretty, "key": followed by a space; the separator goes with the fast copy. */
+static void put_key(struct json_out *o, const char *key)
+{
+	if (put_string_fast(o, key, 2)) {
+		o->buf[o->len++] = ':';
+		if (o->pretty)
+			o->buf[o->len++] = ' ';
 		return;
 	}
-	/* json-c's serialiser escapes it, quotes included, as it would in a tree. */
-	if (!o->escaper)
-		o->escaper = json_object_new_string(s);
-	else if (json_object_set_string(o->escaper, s) != 1)
-		goto nomem;
-	if (o->escaper)
-		text = json_object_to_json_string_length(o->escaper, JSON_OUT_FLAGS, &len);
-	if (!text)
-		goto nomem;
-	put(o, text, len);
-	free(valid);
-	return;
-nomem:
-	free(valid);
-	set_err(o, -ENOMEM);
+	put_string(o, key);
+	put(o, ": ", o->pretty ? 2 : 1);
 }
 
-struct json_object *json_string_new(const char *s)
-{
-	struct json_object *str;
-	char *valid;
-
-	if (utf8_valid(s))
-		return json_object_new_string(s);
-	valid = utf8_replace_invalid(s);
-	if (!valid)
-		return NULL;
-	str = json_object_new_string(valid);
-	free(valid);
-	return str;
-}
-
-/* The comma and key that come before a value at the current depth. */
+/* The comma, line break and key that come before a value at the current depth. */
 static void put_prefix(struct json_out *o, const char *key)
 {
 	if (o->depth) {
-		if (o->has_items[o->depth - 1])
-			put_char(o, ',');
-		o->has_items[o->depth - 1] = true;
-	}
-	if (key) {
-		put_string(o, key);
-		put_char(o, ':');
-	}
-}
+		bool *has_items = &o->has_items[o->depth - 1];
 
-/* --- both --------------------------------------------------------------- */
+		if (*has_items)
+			put_char(o, ',');
+		*has_items = true;
+		if (o->pretty)
+			put_newline(o, o->depth);
+	}
+	if (key)
+		put_key(o, key);
+}
 
 /* May a value come here, with or without @key? */
 static bool value_ok(struct json_out *o, const char *key)
@@ -240,36 +253,6 @@ static bool value_ok(struct json_out *o, const char *key)
 		return false;
 	}
 	return true;
-}
-
-/* Tree: add @val (NULL: JSON null) where the next value goes. */
-static void attach(struct json_out *o, const char *key, struct json_object *val)
-{
-	struct json_object *parent;
-	int ret;
-
-	if (!o->depth) {
-		o->root = val;
-		return;
-	}
-	parent = o->stack[o->depth - 1];
-	if (o->is_array[o->depth - 1])
-		ret = json_object_array_add(parent, val);
-	else
-		ret = json_object_object_add_ex(parent, key, val, JSON_C_OBJECT_ADD_CONSTANT_KEY);
-	if (ret) {
-		json_object_put(val);
-		set_err(o, -ENOMEM);
-	}
-}
-
-/* Tree: a newly made @val (NULL: out of memory). */
-static void attach_new(struct json_out *o, const char *key, struct json_object *val)
-{
-	if (!val)
-		set_err(o, -ENOMEM);
-	else
-		attach(o, key, val);
 }
 
 static void value_done(struct json_out *o)
@@ -286,17 +269,8 @@ static void begin(struct json_out *o, const char *key, bool array)
 		set_err(o, -EINVAL);
 		return;
 	}
-	if (o->f) {
-		put_prefix(o, key);
-		put_char(o, array ? '[' : '{');
-	} else {
-		struct json_object *c = array ? json_object_new_array() : json_object_new_object();
-
-		attach_new(o, key, c);
-		if (o->err)
-			return;
-		o->stack[o->depth] = c;
-	}
+	put_prefix(o, key);
+	put_char(o, array ? '[' : '{');
 	o->is_array[o->depth] = array;
 	o->has_items[o->depth] = false;
 	o->depth++;
@@ -311,8 +285,10 @@ static void end(struct json_out *o, bool array)
 		return;
 	}
 	o->depth--;
-	if (o->f)
-		put_char(o, array ? ']' : '}');
+	/* An empty container stays on its line: {} or []. */
+	if (o->pretty && o->has_items[o->depth])
+		put_newline(o, o->depth);
+	put_char(o, array ? ']' : '}');
 	value_done(o);
 }
 
@@ -336,17 +312,30 @@ void json_out_array_end(struct json_out *o)
 	end(o, true);
 }
 
-void json_out_null(struct json_out *o, const char *key)
+/*
+ * A value whose text needs no escaping: a number, a literal, a hex string.
+ * Inlined, so that a literal's constant length makes put()'s copy a move.
+ */
+static inline void put_value(struct json_out *o, const char *key, const char *text, size_t len)
 {
 	if (!value_ok(o, key))
 		return;
-	if (o->f) {
-		put_prefix(o, key);
-		put(o, "null", 4);
-	} else {
-		attach(o, key, NULL);
-	}
+	put_prefix(o, key);
+	put(o, text, len);
 	value_done(o);
+}
+
+void json_out_null(struct json_out *o, const char *key)
+{
+	put_value(o, key, "null", 4);
+}
+
+void json_out_bool(struct json_out *o, const char *key, bool val)
+{
+	if (val)
+		put_value(o, key, "true", 4);
+	else
+		put_value(o, key, "false", 5);
 }
 
 void json_out_str(struct json_out *o, const char *key, const char *str)
@@ -357,117 +346,56 @@ void json_out_str(struct json_out *o, const char *key, const char *str)
 	}
 	if (!value_ok(o, key))
 		return;
-	if (o->f) {
-		put_prefix(o, key);
-		put_string(o, str);
-	} else {
-		attach_new(o, key, json_string_new(str));
-	}
+	put_prefix(o, key);
+	put_string(o, str);
 	value_done(o);
-}
-
-/* @val in decimal, ending at @end; returns where it starts. */
-static char *format_dec(char *end, uint64_t val)
-{
-	do {
-		*--end = '0' + val % 10;
-		val /= 10;
-	} while (val);
-	return end;
-}
-
-/* @val in lowercase hex without leading zeros, ending at @end; returns where it starts. */
-static char *format_hex(char *end, uint64_t val)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	do {
-		*--end = digits[val & 0xf];
-		val >>= 4;
-	} while (val);
-	return end;
 }
 
 void json_out_hex(struct json_out *o, const char *key, uint64_t val)
 {
-	char buf[2 + 16 + 1], *end = buf + sizeof(buf) - 1, *p;
+	static const char digits[] = "0123456789abcdef";
+	char buf[1 + 2 + 16 + 1], *end = buf + sizeof(buf), *p = end;
 
-	if (!value_ok(o, key))
-		return;
-	*end = '\0';
-	p = format_hex(end, val);
+	/* Lowercase, without leading zeros, quoted. */
+	*--p = '"';
+	do {
+		*--p = digits[val & 0xf];
+		val >>= 4;
+	} while (val);
 	*--p = 'x';
 	*--p = '0';
-	if (o->f) {
-		/* Nothing to escape in it. */
-		put_prefix(o, key);
-		put_char(o, '"');
-		put(o, p, end - p);
-		put_char(o, '"');
-	} else {
-		attach_new(o, key, json_object_new_string_len(p, end - p));
-	}
-	value_done(o);
+	*--p = '"';
+	put_value(o, key, p, end - p);
 }
 
 void json_out_u64(struct json_out *o, const char *key, uint64_t val)
 {
-	char buf[20], *end = buf + sizeof(buf), *p;
+	char buf[20], *end = buf + sizeof(buf), *p = end;
 
-	if (!value_ok(o, key))
-		return;
-	if (o->f) {
-		p = format_dec(end, val);
-		put_prefix(o, key);
-		put(o, p, end - p);
-	} else {
-		attach_new(o, key, json_object_new_uint64(val));
-	}
-	value_done(o);
+	do {
+		*--p = '0' + val % 10;
+		val /= 10;
+	} while (val);
+	put_value(o, key, p, end - p);
 }
 
-void json_out_bool(struct json_out *o, const char *key, bool val)
-{
-	if (!value_ok(o, key))
-		return;
-	if (o->f) {
-		put_prefix(o, key);
-		if (val)
-			put(o, "true", 4);
-		else
-			put(o, "false", 5);
-	} else {
-		attach_new(o, key, json_object_new_boolean(val));
-	}
-	value_done(o);
-}
-
-int json_out_finish(struct json_out *o, struct json_object **root)
+int json_out_finish(struct json_out *o)
 {
 	int err;
 
-	if (root)
-		*root = NULL;
 	if (!o)
 		return -ENOMEM;
 	if (!o->err && !o->done)
 		set_err(o, -EINVAL);
-	if (o->f) {
-		if (!o->err) {
-			put_char(o, '\n');
-			flush_buf(o);
-			errno = 0;
-			if (!o->err && (fflush(o->f) == EOF || ferror(o->f)))
-				set_err(o, errno ? -errno : -EIO);
-		}
-		json_object_put(o->escaper);
-		free(o->buf);
-	} else if (!o->err && root) {
-		*root = o->root;
-		o->root = NULL;
+	if (!o->err) {
+		put_char(o, '\n');
+		flush_buf(o);
+		errno = 0;
+		if (!o->err && (fflush(o->f) == EOF || ferror(o->f)))
+			set_err(o, errno ? -errno : -EIO);
 	}
-	json_object_put(o->root);
 	err = o->err;
+	free(o->buf);
 	free(o);
 	return err;
 }

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +22,8 @@
 #include <json-c/json.h>
 
 #include "dump_ko.h"
+#include "json_out.h"
+#include "secmap_cli.h"
 
 #define KO_CACHE_VERSION	1
 /* An entry lists a few dozen sections: anything this big is not ours. */
@@ -52,7 +55,7 @@ static char *entry_path(const char *dir, const struct secmap_module *mod, char *
 	*hex = NULL;
 	if (!id_len)
 		return NULL;
-	*hex = bytes_hex(id, id_len);
+	*hex = build_id_text(id, id_len);
 	if (*hex && asprintf(&path, "%s/%s.json", dir, *hex) < 0)
 		path = NULL;
 	return path;
@@ -92,10 +95,11 @@ static bool get_u64(struct json_object *obj, const char *key, uint64_t *val)
 
 	if (!json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_int))
 		return false;
+	/* Entries are written unsigned; json-c keeps numbers past INT64_MAX as such. */
 	errno = 0;
 	if (json_object_get_int64(v) < 0 || errno)
 		return false;
-	*val = (uint64_t)json_object_get_int64(v);
+	*val = json_object_get_uint64(v);
 	return true;
 }
 
@@ -197,62 +201,76 @@ static int make_dirs(const char *dir)
 	return err;
 }
 
-static struct json_object *build_entry(const char *hex, const struct secmap_module *mod,
-				       const struct dump_ko *ko)
+/*
+ * Can @mod's entry from @ko be read back as written? A JSON string holds
+ * UTF-8 only: a path or section name that is not would come back as
+ * another (see json_out.c), so such a module is not cached.
+ */
+static bool entry_exact(const struct secmap_module *mod, const struct dump_ko *ko)
 {
-	struct json_object *root = json_object_new_object(), *sections = json_object_new_object();
 	size_t i, n = secmap_module_section_count(mod);
 
-	if (!root || !sections)
-		goto fail;
-	json_object_object_add(root, "version", json_object_new_int(KO_CACHE_VERSION));
-	json_object_object_add(root, "build_id", json_object_new_string(hex));
-	json_object_object_add(root, "module", json_object_new_string(secmap_module_name(mod)));
-	json_object_object_add(root, "path", json_object_new_string(ko->path));
+	if (!ko->path || !utf8_valid(ko->path))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!utf8_valid(secmap_section_name(secmap_module_section(mod, i))))
+			return false;
+	return true;
+}
+
+static int write_entry(FILE *f, const char *hex, const struct secmap_module *mod,
+		       const struct dump_ko *ko)
+{
+	struct json_out *o = json_out_stream(f, false);
+	size_t i, n = secmap_module_section_count(mod);
+
+	if (!o)
+		return -ENOMEM;
+	json_out_object_begin(o, NULL);
+	json_out_u64(o, "version", KO_CACHE_VERSION);
+	json_out_str(o, "build_id", hex);
+	json_out_str(o, "module", secmap_module_name(mod));
+	json_out_str(o, "path", ko->path);
+	/* Keyed by name: what ko_cache_load() looks up, whatever order the kernel has. */
+	json_out_object_begin(o, "sections");
 	for (i = 0; i < n; i++) {
 		const struct dump_ko_sec *sec = &ko->secs[i];
-		struct json_object *s = NULL;
+		const char *name = secmap_section_name(secmap_module_section(mod, i));
 
-		if (sec->found) {
-			s = json_object_new_object();
-			if (!s)
-				goto fail;
-			json_object_object_add(s, "size", json_object_new_int64((int64_t)sec->s.size));
-			json_object_object_add(s, "offset",
-					       json_object_new_int64((int64_t)sec->s.offset));
-			json_object_object_add(s, "flags", json_object_new_int64((int64_t)sec->s.flags));
-			json_object_object_add(s, "symbols",
-					       json_object_new_int64((int64_t)sec->s.nr_symbols));
+		if (!sec->found) {
+			json_out_null(o, name);
+			continue;
 		}
-		json_object_object_add(sections,
-				       secmap_section_name(secmap_module_section(mod, i)), s);
+		json_out_object_begin(o, name);
+		json_out_u64(o, "size", sec->s.size);
+		json_out_u64(o, "offset", sec->s.offset);
+		json_out_u64(o, "flags", sec->s.flags);
+		json_out_u64(o, "symbols", sec->s.nr_symbols);
+		json_out_object_end(o);
 	}
-	json_object_object_add(root, "sections", sections);
-	return root;
-fail:
-	json_object_put(sections);
-	json_object_put(root);
-	return NULL;
+	json_out_object_end(o);
+	json_out_object_end(o);
+	return json_out_finish(o);
 }
 
 int ko_cache_store(const char *dir, const struct secmap_module *mod, const struct dump_ko *ko)
 {
-	struct json_object *root = NULL;
 	char *hex, *path = entry_path(dir, mod, &hex), *tmp = NULL;
-	const char *text;
-	size_t len;
-	int fd = -1, err;
+	FILE *f;
+	int fd, err;
 
 	if (!path) {
 		err = hex || !secmap_module_build_id(mod, NULL) ? -EINVAL : -ENOMEM;
 		goto out;
 	}
+	if (!entry_exact(mod, ko)) {
+		err = -EILSEQ;
+		goto out;
+	}
 	err = make_dirs(dir);
 	if (err)
 		goto out;
-	root = build_entry(hex, mod, ko);
-	text = root ? json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN) : NULL;
-	if (!text || asprintf(&tmp, "%s/.%s.XXXXXX", dir, hex) < 0) {
+	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, hex) < 0) {
 		tmp = NULL;
 		err = -ENOMEM;
 		goto out;
@@ -262,28 +280,23 @@ int ko_cache_store(const char *dir, const struct secmap_module *mod, const struc
 		err = -errno;
 		goto out;
 	}
-	len = strlen(text);
-	errno = 0;
-	if (write(fd, text, len) != (ssize_t)len || close(fd)) {
-		fd = -1;
-		err = errno ? -errno : -EIO;
-		unlink(tmp);
-		goto out;
-	}
-	fd = -1;
-	/* Whole or not at all: a reader never sees a half-written entry. */
-	if (rename(tmp, path)) {
+	f = fdopen(fd, "w");
+	if (!f) {
 		err = -errno;
-		unlink(tmp);
-		goto out;
-	}
-	err = 0;
-out:
-	if (fd >= 0) {
 		close(fd);
 		unlink(tmp);
+		goto out;
 	}
-	json_object_put(root);
+	err = write_entry(f, hex, mod, ko);
+	errno = 0;
+	if (fclose(f) && !err)
+		err = errno ? -errno : -EIO;
+	/* Whole or not at all: a reader never sees a half-written entry. */
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+out:
 	free(tmp);
 	free(path);
 	free(hex);

@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
+#include "json_out.h"
 #include "secmap_cli.h"
 
 static int do_help(int argc, char **argv);
@@ -56,23 +55,23 @@ static int do_help(int argc, char **argv)
 
 static int do_version(void)
 {
-	struct json_object *obj, *ver;
+	struct json_out *o;
 
 	if (!json_output) {
 		printf("%s v%s\n", bin_name, SECMAP_TOOL_VERSION);
 		return SECMAP_EXIT_OK;
 	}
-	obj = json_object_new_object();
-	ver = json_object_new_string(SECMAP_TOOL_VERSION);
-	if (!obj || !ver || json_object_object_add(obj, "version", ver)) {
-		json_object_put(ver);
-		json_object_put(obj);
+	o = json_out_stream(stdout, pretty_output);
+	if (o) {
+		json_out_object_begin(o, NULL);
+		json_out_str(o, "version", SECMAP_TOOL_VERSION);
+		json_out_object_end(o);
+	}
+	/* A write error is caught again by the final flush in main(). */
+	if (json_out_finish(o) == -ENOMEM) {
 		p_err("out of memory");
 		return SECMAP_EXIT_FAILURE;
 	}
-	/* A write error is caught by the final flush in main(). */
-	print_json(stdout, obj);
-	json_object_put(obj);
 	return SECMAP_EXIT_OK;
 }
 

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dump_ko.h"
+#include "dump.h"
 #include "json_out.h"
 #include "secmap_cli.h"
 
@@ -85,7 +85,7 @@ static int print_resync_snapshot(FILE *f, const struct secmap_event *ev,
 				"resynced: %zu module%s loaded\n", n, n == 1 ? "" : "s");
 		return flush_output(f);
 	}
-	o = json_out_stream(f);
+	o = json_out_stream(f, false);
 	if (o) {
 		json_out_object_begin(o, NULL);
 		json_out_str(o, "event", "resync");
@@ -103,7 +103,7 @@ static int print_resync_snapshot(FILE *f, const struct secmap_event *ev,
 		json_out_array_end(o);
 		json_out_object_end(o);
 	}
-	return json_out_finish(o, NULL);
+	return json_out_finish(o);
 }
 
 static int print_resync(FILE *f, const struct secmap_event *ev)
@@ -114,7 +114,7 @@ static int print_resync(FILE *f, const struct secmap_event *ev)
 static int print_event_json(FILE *f, const struct secmap_event *ev)
 {
 	const struct secmap_module *mod = secmap_event_module(ev);
-	struct json_out *o = json_out_stream(f);
+	struct json_out *o = json_out_stream(f, false);
 
 	if (o) {
 		json_out_object_begin(o, NULL);
@@ -128,7 +128,7 @@ static int print_event_json(FILE *f, const struct secmap_event *ev)
 			module_brief_out(o, "module", mod);
 		json_out_object_end(o);
 	}
-	return json_out_finish(o, NULL);
+	return json_out_finish(o);
 }
 
 int monitor_print_event(FILE *f, const struct secmap_event *ev)

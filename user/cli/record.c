@@ -627,7 +627,7 @@ static void summary(const struct recorder *r, uint64_t bytes)
 		return;
 	if (json_output) {
 		/* CPU time: ours against COMMAND's (perf's), for make bench. */
-		o = json_out_stream(stdout);
+		o = json_out_stream(stdout, pretty_output);
 		if (o) {
 			json_out_object_begin(o, NULL);
 			json_out_str(o, "output", r->path);
@@ -640,7 +640,7 @@ static void summary(const struct recorder *r, uint64_t bytes)
 			json_out_u64(o, "command_cpu_us", cpu_us(RUSAGE_CHILDREN));
 			json_out_object_end(o);
 		}
-		json_out_finish(o, NULL);
+		json_out_finish(o);
 		return;
 	}
 	fprintf(stderr, "[ secmap record: %" PRIu64 " section maps, %" PRIu64 " events, %" PRIu64

@@ -189,7 +189,7 @@ static void report_print_stdio(struct sample_walk *w, const struct row *rows, si
 static int report_print_json(struct sample_walk *w, const struct row *rows, size_t nr,
 		      const uint64_t *ev_samples, const uint64_t *ev_period, unsigned int keys)
 {
-	struct json_out *o = json_out_stream(stdout);
+	struct json_out *o = json_out_stream(stdout, pretty_output);
 	size_t i = 0, ev, nr_events = sample_walk_nr_events(w);
 
 	if (!o)
@@ -221,7 +221,7 @@ static int report_print_json(struct sample_walk *w, const struct row *rows, size
 	}
 	json_out_array_end(o);
 	json_out_object_end(o);
-	return json_out_finish(o, NULL);
+	return json_out_finish(o);
 }
 
 int do_report(int argc, char **argv)

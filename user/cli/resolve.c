@@ -139,7 +139,7 @@ int resolver_open(const struct resolver_args *args, struct secmap_resolver **res
 		secmap_resolver_module(*res, i, &mod);
 		if (!mod.err || args->no_ko)
 			continue;
-		bid = mod.build_id_len ? bytes_hex(mod.build_id, mod.build_id_len) : NULL;
+		bid = mod.build_id_len ? build_id_text(mod.build_id, mod.build_id_len) : NULL;
 		if (mod.err == -ESTALE) {
 			p_err("the .ko found for %s has another build-id than the recorded %s; "
 			      "--force uses it anyway", text_safe(mod.name), bid ? bid : "(none)");
@@ -194,7 +194,7 @@ static int print_one(const struct secmap_resolver *res, const char *arg)
 	}
 	found = !secmap_resolve(res, addr, time, &r);
 	if (json_output) {
-		struct json_out *o = json_out_stream(stdout);
+		struct json_out *o = json_out_stream(stdout, false);
 
 		if (!o)
 			return SECMAP_EXIT_FAILURE;
@@ -217,7 +217,7 @@ static int print_one(const struct secmap_resolver *res, const char *arg)
 			json_out_null(o, "symbol_offset");
 		json_out_str(o, "reason", found ? r.reason : "in no recorded mapping");
 		json_out_object_end(o);
-		return json_out_finish(o, NULL) ? SECMAP_EXIT_FAILURE : SECMAP_EXIT_OK;
+		return json_out_finish(o) ? SECMAP_EXIT_FAILURE : SECMAP_EXIT_OK;
 	}
 	if (!found)
 		printf("%s [unknown]\n", text_safe(arg));

@@ -13,8 +13,6 @@
 
 #define SECMAP_TOOL_VERSION "0.1.0"
 
-struct json_object;
-
 extern const char *bin_name;
 extern bool json_output;
 extern bool pretty_output;
@@ -47,16 +45,13 @@ const char *client_strerror(int err);
 int open_client(struct secmap_client **client);
 /* Map a negative errno from libsecmap to one of the SECMAP_EXIT_* codes. */
 int exit_code_from_err(int err);
-/* Serialise @obj to @f honouring --pretty; 0 or -errno on a write error. */
-int print_json(FILE *f, struct json_object *obj);
 /*
  * Flush what was printed to @f: 0, or -errno of the first failed write
  * (callers set errno to 0 before printing), or -EIO.
  */
 int flush_output(FILE *f);
 
-/* "secmap info": the text and JSON forms of @info; 0 or -errno. */
-struct json_object *info_build_json(const struct secmap_info *info);
+/* "secmap info": @info as text, or as JSON with json_output; 0 or -errno. */
 int info_print(FILE *f, const struct secmap_info *info);
 
 /*
@@ -126,10 +121,8 @@ int resolver_option_error(const char *cmd, char **argv, void (*usage)(FILE *f));
 int resolver_open(const struct resolver_args *args, struct secmap_resolver **res);
 void resolver_args_free(struct resolver_args *args);
 
-/* Lowercase hex of @len bytes into @out, which holds 2 * @len + 1. */
-void hex_encode(const uint8_t *bytes, size_t len, char *out);
-/* The same, malloc()ed; NULL when out of memory. */
-char *bytes_hex(const uint8_t *bytes, size_t len);
+/* secmap_build_id_str() of @id, malloc()ed; NULL when out of memory or too long. */
+char *build_id_text(const uint8_t *id, size_t len);
 
 /*
  * Names come from the kernel, .ko files and recordings: any bytes but NUL.
@@ -151,28 +144,5 @@ const char *text_safe(const char *s);
 const char *recording_strerror(int err);
 /* The exit code for it: SECMAP_EXIT_BAD_INPUT for a file of the wrong kind or corrupt. */
 int recording_exit_code(int err);
-
-/* Add @val under @key, dropping @val on failure; NULL @val is -ENOMEM. */
-int obj_add(struct json_object *obj, const char *key, struct json_object *val);
-/* Add a JSON null under @key. */
-int obj_add_null(struct json_object *obj, const char *key);
-
-/*
- * Pick the modules of @snap named in @names ('-' and '_' alike), kept in the
- * kernel's order; all of them if @nr_names is 0. On -ENOENT, *@missing is
- * the first name that matched nothing. *@mods is malloc()ed.
- */
-int dump_select(const struct secmap_snapshot *snap, char *const *names, size_t nr_names,
-		const struct secmap_module ***mods, size_t *nr_mods, const char **missing);
-/*
- * {"name", "state", "taint", "build_id", "regions": [...], "sections": [...]}
- * of one module, as "dump" and "monitor" show it; NULL when out of memory.
- */
-struct json_object *dump_module_json(const struct secmap_module *mod);
-/* {"source": "netlink", "modules": [...]}; NULL when out of memory. */
-struct json_object *dump_build_json(const struct secmap_module *const *mods, size_t nr_mods);
-/* 0 or -errno from writing. */
-int dump_print_json(FILE *f, const struct secmap_module *const *mods, size_t nr_mods);
-int dump_print_table(FILE *f, const struct secmap_module *const *mods, size_t nr_mods);
 
 #endif /* SECMAP_CLI_H */

@@ -263,12 +263,12 @@ int do_show(int argc, char **argv)
 	}
 	errno = 0;
 	while ((ret = secmap_reader_next(r, &rec)) == 1) {
-		bid = rec.build_id_len ? bytes_hex(rec.build_id, rec.build_id_len) : NULL;
+		bid = rec.build_id_len ? build_id_text(rec.build_id, rec.build_id_len) : NULL;
 		if (json_output) {
-			o = json_out_stream(stdout);
+			o = json_out_stream(stdout, false);
 			if (o)
 				show_json(o, &rec, bid);
-			werr = json_out_finish(o, NULL);
+			werr = json_out_finish(o);
 		} else {
 			show_text(stdout, &rec, bid);
 		}

@@ -29,8 +29,11 @@
 
 #include "kselftest_harness.h"
 
+#include "dump.h"
 #include "dump_ko.h"
 #include "internal.h"
+#include "json_out.h"
+#include "json_read.h"
 #include "msg.h"
 #include "secmap_cli.h"
 
@@ -1684,6 +1687,8 @@ TEST_F(ko, cli_json_and_table)
 	const struct secmap_module **mods = NULL;
 	struct json_object *root, *mod, *secs, *sec, *v;
 	struct secmap_snapshot *snap;
+	struct json_doc d;
+	struct json_out *o;
 	struct resolve_out out = { 0 };
 	struct secmap_ko_section ref;
 	struct secmap_ko *ko;
@@ -1701,7 +1706,11 @@ TEST_F(ko, cli_json_and_table)
 	ASSERT_EQ(0, dump_select(snap, NULL, 0, &mods, &nr, &missing));
 	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
 
-	root = dump_build_json_ko(mods, nr, out.kos);
+	text = dump_json_text(mods, nr, out.kos, false);
+	ASSERT_NE(NULL, text);
+	root = parse_strict(text);
+	free(text);
+	text = NULL;
 	ASSERT_NE(NULL, root);
 	mod = json_object_array_get_idx(json_object_object_get(root, "modules"), 0);
 	EXPECT_STREQ(self->ko, json_object_get_string(json_object_object_get(mod, "path")));
@@ -1743,7 +1752,12 @@ TEST_F(ko, cli_json_and_table)
 	json_object_put(root);
 
 	/* Without looking (monitor): no path, exec, symbols keys at all */
-	root = dump_module_json(mods[0]);
+	o = json_doc_open(&d, false);
+	dump_module_out(o, NULL, mods[0], NULL);
+	ASSERT_EQ(0, json_doc_close(&d, o));
+	root = parse_strict(d.text);
+	free(d.text);
+	ASSERT_NE(NULL, root);
 	EXPECT_FALSE(json_object_object_get_ex(root, "path", NULL));
 	sec = json_object_array_get_idx(json_object_object_get(root, "sections"), 0);
 	EXPECT_FALSE(json_object_object_get_ex(sec, "exec", NULL));
@@ -1752,7 +1766,7 @@ TEST_F(ko, cli_json_and_table)
 
 	/* The table: SIZE and PGOFF columns */
 	f = open_memstream(&text, &len);
-	ASSERT_EQ(0, dump_print_table_ko(f, mods, nr, out.kos));
+	ASSERT_EQ(0, dump_print_table(f, mods, nr, out.kos));
 	fclose(f);
 	EXPECT_EQ(0, strncmp(text, "MODULE      SECTION                    ADDRESS             "
 			     "SIZE  PGOFF  FLAGS\n", strlen("MODULE      SECTION  ")));
