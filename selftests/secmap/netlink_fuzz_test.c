@@ -55,6 +55,8 @@ struct fuzz_stats {
 	unsigned long replies;		/* data messages (do and dump) */
 	unsigned long dumps_done;	/* NLMSG_DONE */
 	unsigned long events;		/* notifications of a subscribed socket */
+	unsigned long subscribed;	/* sockets that asked for events and joined */
+	unsigned long subscribe_refused;	/* ...whose SUBSCRIBE was refused */
 	unsigned long unanswered;	/* no header to answer: none expected */
 	unsigned long overruns;		/* ENOBUFS: the socket was replaced */
 	unsigned long refused;		/* send() itself failed */
@@ -68,6 +70,8 @@ struct fuzzer {
 	unsigned int sock_requests;
 	uint32_t portid;
 	uint16_t family;
+	uint32_t events_group;		/* the "events" multicast group's id */
+	bool joined;			/* this socket is in the events group */
 	uint32_t seq;
 	struct fuzz_stats st;
 	char first_bad[256];
@@ -97,11 +101,36 @@ static void note_bad(struct fuzzer *f, const char *what)
 			 f->st.requests, what);
 }
 
+/* One CTRL_ATTR_MCAST_GROUPS entry: the "events" group's id, if it is that. */
+static int mcast_group_cb(const struct nlattr *nest, void *data)
+{
+	struct fuzzer *f = data;
+	const struct nlattr *attr;
+	const char *name = NULL;
+	uint32_t id = 0;
+
+	mnl_attr_for_each_nested(attr, nest) {
+		if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GRP_NAME &&
+		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) >= 0)
+			name = mnl_attr_get_str(attr);
+		if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GRP_ID &&
+		    mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
+			id = mnl_attr_get_u32(attr);
+	}
+	if (name && !strcmp(name, SECMAP_MCGRP_EVENTS))
+		f->events_group = id;
+	return MNL_CB_OK;
+}
+
 static int family_id_cb(const struct nlattr *attr, void *data)
 {
+	struct fuzzer *f = data;
+
 	if (mnl_attr_get_type(attr) == CTRL_ATTR_FAMILY_ID &&
 	    mnl_attr_validate(attr, MNL_TYPE_U16) >= 0)
-		*(uint16_t *)data = mnl_attr_get_u16(attr);
+		f->family = mnl_attr_get_u16(attr);
+	if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GROUPS)
+		mnl_attr_parse_nested(attr, mcast_group_cb, f);
 	return MNL_CB_OK;
 }
 
@@ -109,6 +138,45 @@ static int family_cb(const struct nlmsghdr *nlh, void *data)
 {
 	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_id_cb, data);
 	return MNL_CB_OK;
+}
+
+static int read_answer(struct fuzzer *f, bool dump);
+
+/*
+ * Half the sockets ask for events as a monitor does (SUBSCRIBE, then join
+ * the group), so that notifications arrive between the answers and the
+ * answers are read past them. Without CAP_SYSLOG the SUBSCRIBE must be
+ * refused and the socket joins anyway: it must then receive nothing.
+ */
+static int subscribe(struct fuzzer *f)
+{
+	struct genlmsghdr *genl;
+	struct nlmsghdr *nlh;
+	unsigned long errors = f->st.errors;
+	int ret;
+
+	nlh = mnl_nlmsg_put_header(f->out);
+	nlh->nlmsg_type = f->family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = ++f->seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = SECMAP_CMD_EVENTS_SUBSCRIBE;
+	genl->version = SECMAP_GENL_VERSION;
+	if (mnl_socket_sendto(f->sock, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	ret = read_answer(f, false);
+	if (ret < 0)
+		return -EPROTO;
+	if (ret == 0)
+		return 0;	/* overrun: the caller's next socket tries again */
+	if (f->st.errors != errors)
+		f->st.subscribe_refused++;
+	if (mnl_socket_setsockopt(f->sock, NETLINK_ADD_MEMBERSHIP, &f->events_group,
+				  sizeof(f->events_group)) < 0)
+		return -errno;
+	f->joined = true;
+	f->st.subscribed++;
+	return 0;
 }
 
 static int open_socket(struct fuzzer *f)
@@ -120,6 +188,7 @@ static int open_socket(struct fuzzer *f)
 	if (f->sock)
 		mnl_socket_close(f->sock);
 	f->sock_requests = 0;
+	f->joined = false;
 	f->sock = mnl_socket_open(NETLINK_GENERIC);
 	if (!f->sock || mnl_socket_bind(f->sock, 0, MNL_SOCKET_AUTOPID))
 		return -errno;
@@ -130,7 +199,7 @@ static int open_socket(struct fuzzer *f)
 		       &size, sizeof(size)))
 		setsockopt(mnl_socket_get_fd(f->sock), SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 	if (f->family)
-		return 0;
+		return below(f, 2) ? subscribe(f) : 0;
 
 	nlh = mnl_nlmsg_put_header(f->out);
 	nlh->nlmsg_type = GENL_ID_CTRL;
@@ -145,8 +214,8 @@ static int open_socket(struct fuzzer *f)
 	ret = mnl_socket_recvfrom(f->sock, f->buf, sizeof(f->buf));
 	if (ret < 0)
 		return -errno;
-	mnl_cb_run(f->buf, ret, f->seq, f->portid, family_cb, &f->family);
-	return f->family ? 0 : -ENOENT;
+	mnl_cb_run(f->buf, ret, f->seq, f->portid, family_cb, f);
+	return f->family && f->events_group ? 0 : -ENOENT;
 }
 
 /* Payload bytes: random, or a value a field could really hold. */
@@ -486,6 +555,45 @@ static int fuzz(struct fuzzer *f, unsigned long requests)
 	return 0;
 }
 
+/*
+ * After the fuzzing, on a socket of its own that asked for events and
+ * joined: the events that reach it within @ms (stopping at the first when
+ * @first), or -1. The loader is still loading, so a socket allowed events
+ * gets one within a second or so; one refused must get none at all.
+ */
+static long events_within(struct fuzzer *f, int ms, bool first)
+{
+	struct timespec start, now;
+	long events = 0;
+	int fd;
+
+	if (open_socket(f) || (!f->joined && (subscribe(f) || !f->joined)))
+		return -1;
+	fd = mnl_socket_get_fd(f->sock);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct nlmsghdr *nlh;
+		long left;
+		int ret;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = ms - ((now.tv_sec - start.tv_sec) * 1000 +
+			     (now.tv_nsec - start.tv_nsec) / 1000000);
+		if (left <= 0 || poll(&pfd, 1, left) != 1)
+			return events;
+		ret = recv(fd, f->buf, sizeof(f->buf), 0);
+		if (ret < 0)
+			return errno == ENOBUFS ? events + 1 : -1;	/* lost: there were some */
+		for (nlh = (struct nlmsghdr *)f->buf; mnl_nlmsg_ok(nlh, ret);
+		     nlh = mnl_nlmsg_next(nlh, &ret))
+			if (nlh->nlmsg_seq == 0 && nlh->nlmsg_type == f->family)
+				events++;
+		if (first && events)
+			return events;
+	}
+}
+
 static int drop_cap_syslog(void)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
@@ -507,9 +615,11 @@ static void print_stats(const char *who, uint64_t seed, const struct fuzz_stats 
 
 	printf("# netlink fuzz (%s, seed %" PRIu64 "): %lu requests: %lu acks, %lu errors "
 	       "(%lu with an extack message), %lu replies, %lu dumps done, %lu events, "
-	       "%lu without a header to answer, %lu refused by send, %lu overruns, %lu malformed\n",
+	       "%lu without a header to answer, %lu refused by send, %lu overruns, %lu malformed; "
+	       "%lu sockets joined the events group, %lu of them refused SUBSCRIBE\n",
 	       who, seed, st->requests, st->acks, st->errors, st->with_extack, st->replies,
-	       st->dumps_done, st->events, st->unanswered, st->refused, st->overruns, st->bad);
+	       st->dumps_done, st->events, st->unanswered, st->refused, st->overruns, st->bad,
+	       st->subscribed, st->subscribe_refused);
 	printf("# netlink fuzz (%s): errors:", who);
 	for (e = 1; e < MAX_ERRNO_COUNTED; e++)
 		if (st->errno_count[e])
@@ -549,6 +659,7 @@ TEST_F_TIMEOUT(netlink_fuzz, random_requests_get_well_formed_answers, 1500)
 	unsigned long n = read_number(REQUESTS_FILE, 10000);
 	pid_t loader, unprivileged;
 	struct fuzzer *f;
+	long late;
 	int status, ret;
 
 	printf("# netlink fuzz: seed %" PRIu64 ", %lu requests with CAP_SYSLOG and %lu without; "
@@ -581,15 +692,28 @@ TEST_F_TIMEOUT(netlink_fuzz, random_requests_get_well_formed_answers, 1500)
 		print_stats("without CAP_SYSLOG", seed, &f->st);
 		if (f->first_bad[0])
 			printf("# netlink fuzz (without CAP_SYSLOG): first fault: %s\n", f->first_bad);
+		/* Joined but never allowed: not one event may reach it. */
+		late = events_within(f, 3000, false);
+		if (!f->st.subscribed || f->st.subscribe_refused != f->st.subscribed ||
+		    f->st.events || late)
+			printf("# netlink fuzz (without CAP_SYSLOG): SUBSCRIBE refused %lu of %lu "
+			       "times, %lu events while fuzzing and %ld in 3 s after "
+			       "(want all, 0 and 0)\n", f->st.subscribe_refused, f->st.subscribed,
+			       f->st.events, late);
 		fflush(stdout);
-		_exit(ret || f->st.bad || f->st.requests != n / 4 ? 1 : 0);
+		_exit(ret || f->st.bad || f->st.requests != n / 4 || !f->st.subscribed ||
+		      f->st.subscribe_refused != f->st.subscribed || f->st.events || late ?
+		      1 : 0);
 	}
 
 	f = calloc(1, sizeof(*f));
 	ASSERT_NE(NULL, f);
 	f->rng = seed | 1;
 	ret = fuzz(f, n - n / 4);
+	/* Events came between the answers above only if a load fell in a subscribed window. */
+	late = events_within(f, 30000, true);
 	print_stats("with CAP_SYSLOG", seed, &f->st);
+	printf("# netlink fuzz (with CAP_SYSLOG): %ld events on a subscribed socket after\n", late);
 	if (f->first_bad[0])
 		printf("# netlink fuzz (with CAP_SYSLOG): first fault: %s\n", f->first_bad);
 
@@ -603,6 +727,9 @@ TEST_F_TIMEOUT(netlink_fuzz, random_requests_get_well_formed_answers, 1500)
 	EXPECT_EQ(n - n / 4, f->st.requests);
 	EXPECT_LT(0, f->st.replies) TH_LOG("no request was answered with data");
 	EXPECT_LT(0, f->st.with_extack) TH_LOG("no error carried an extack message");
+	EXPECT_LT(0, f->st.subscribed) TH_LOG("no socket joined the events group");
+	EXPECT_EQ(0, f->st.subscribe_refused) TH_LOG("SUBSCRIBE refused with CAP_SYSLOG");
+	EXPECT_LT(0, late) TH_LOG("no event reached a subscribed socket in 30 s");
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		TH_LOG("the process without CAP_SYSLOG found faults (status %#x)", status);
 	free(f);
