@@ -295,9 +295,18 @@ int libsecmap_ko_decompress(const uint8_t *in, size_t in_len, size_t cap,
 	return 0;
 }
 
-/* The whole of @path, at most @cap bytes (-EFBIG beyond). */
+/* Enough of a file's start for ko_format() to tell. */
+#define KO_MAGIC_LEN 8
+
+/*
+ * The whole of @path, at most @cap bytes (-EFBIG beyond); -EINVAL, before
+ * reading the rest, when its first bytes are no ELF or compressed file's:
+ * the by-build-id search tries every file of a perf cache directory, and
+ * there a 10 MB kallsyms copy cost more than the whole dump.
+ */
 static int read_file(const char *path, size_t cap, uint8_t **buf, size_t *len)
 {
+	uint8_t magic[KO_MAGIC_LEN];
 	struct stat st;
 	uint8_t *p = NULL;
 	size_t n = 0, alloc;
@@ -309,6 +318,17 @@ static int read_file(const char *path, size_t cap, uint8_t **buf, size_t *len)
 		return fd;
 	if ((uint64_t)st.st_size > cap) {
 		err = -EFBIG;
+		goto out;
+	}
+	do {
+		r = pread(fd, magic, sizeof(magic), 0);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (ko_format(magic, r) == KO_UNKNOWN) {
+		err = -EINVAL;
 		goto out;
 	}
 	/* st_size is a hint only: the file may change while it is read. */
