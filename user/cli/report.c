@@ -49,6 +49,7 @@ struct row {
 struct table {
 	struct row *rows;	/* open addressing */
 	size_t size, nr;
+	struct row *last;	/* the row found last: a run of samples hits one row */
 };
 
 static uint64_t row_hash(size_t event, const char *a, const char *b, const char *c)
@@ -64,8 +65,12 @@ static uint64_t row_hash(size_t event, const char *a, const char *b, const char 
 static struct row *table_find(struct table *t, size_t event, const char *mod, const char *sec,
 			      const char *sym)
 {
+	struct row *last = t->last;
 	size_t i;
 
+	if (last && last->event == event && last->module == mod && last->section == sec &&
+	    last->symbol == sym)
+		return last;
 	if (2 * (t->nr + 1) > t->size) {
 		size_t n = t->size ? 2 * t->size : 1024, j;
 		struct row *rows = calloc(n, sizeof(*rows));
@@ -91,14 +96,14 @@ static struct row *table_find(struct table *t, size_t event, const char *mod, co
 		struct row *r = &t->rows[i];
 
 		if (r->event == event && r->module == mod && r->section == sec && r->symbol == sym)
-			return r;
+			return t->last = r;
 	}
 	t->rows[i].event = event;
 	t->rows[i].module = mod;
 	t->rows[i].section = sec;
 	t->rows[i].symbol = sym;
 	t->nr++;
-	return &t->rows[i];
+	return t->last = &t->rows[i];
 }
 
 static int cmp_row(const void *a, const void *b)

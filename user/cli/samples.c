@@ -67,6 +67,9 @@ struct sample_walk {
 	size_t tasks_size, nr_tasks;
 	struct frame *chain;
 	size_t chain_cap;
+	/* resolve_kernel(): the last module answered, and its "[module]" dso */
+	const char *last_module;
+	const char *last_module_dso;
 	/* sample_walk_next(): the last pid looked up, and its task (or NULL) */
 	const struct task *last_task;
 	int32_t last_pid;
@@ -426,15 +429,26 @@ static int resolve_kernel(struct sample_walk *w, uint64_t ip, uint64_t time, str
 	}
 	f->section = r.section;
 	f->section_offset = r.section_offset;
-	snprintf(buf, sizeof(buf), "[%s]", r.module);
-	f->dso = intern(&w->strings, buf);
-	return f->dso ? 0 : -ENOMEM;
+	/*
+	 * The resolver's names stay put, so one pointer is one module, and a
+	 * module's samples come in runs: its dso is formatted and hashed once
+	 * a run, not once a sample.
+	 */
+	if (r.module != w->last_module) {
+		snprintf(buf, sizeof(buf), "[%s]", r.module);
+		w->last_module_dso = intern(&w->strings, buf);
+		if (!w->last_module_dso)
+			return -ENOMEM;
+		w->last_module = r.module;
+	}
+	f->dso = w->last_module_dso;
+	return 0;
 }
 
+/* Into @f, which the caller has zeroed. */
 static int resolve_frame(struct sample_walk *w, const struct task *t, uint64_t ip,
 			 uint64_t time, bool kernel, struct frame *f)
 {
-	memset(f, 0, sizeof(*f));
 	f->ip = ip;
 	if (kernel)
 		return resolve_kernel(w, ip, time, f);
@@ -556,11 +570,11 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 		if (!s->comm)
 			s->comm = rec.pid == 0 ? "swapper" : ":unknown";
 		kernel = rec.cpumode == CPUMODE_KERNEL;
+		/* s->frame is zeroed with the rest of *s: filled once, not cleared twice. */
 		if (rec.cpumode == CPUMODE_KERNEL || rec.cpumode == CPUMODE_USER) {
 			if (resolve_frame(w, t, rec.ip, time, kernel, &s->frame))
 				goto nomem;
 		} else {
-			memset(&s->frame, 0, sizeof(s->frame));
 			s->frame.ip = rec.ip;
 			s->frame.dso = "[unknown]";
 		}
@@ -583,6 +597,7 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 					break;	/* guest frames: not ours to name */
 				continue;
 			}
+			w->chain[n] = empty_sample.frame;
 			if (resolve_frame(w, t, ip, time, kernel, &w->chain[n]))
 				goto nomem;
 			n++;
