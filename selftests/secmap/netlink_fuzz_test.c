@@ -69,8 +69,7 @@ struct fuzzer {
 	struct mnl_socket *sock;
 	unsigned int sock_requests;
 	uint32_t portid;
-	uint16_t family;
-	uint32_t events_group;		/* the "events" multicast group's id */
+	struct family_ids ids;		/* the family's and its "events" group's */
 	bool joined;			/* this socket is in the events group */
 	uint32_t seq;
 	struct fuzz_stats st;
@@ -101,46 +100,22 @@ static void note_bad(struct fuzzer *f, const char *what)
 			 f->st.requests, what);
 }
 
-/* One CTRL_ATTR_MCAST_GROUPS entry: the "events" group's id, if it is that. */
-static int mcast_group_cb(const struct nlattr *nest, void *data)
-{
-	struct fuzzer *f = data;
-	const struct nlattr *attr;
-	const char *name = NULL;
-	uint32_t id = 0;
-
-	mnl_attr_for_each_nested(attr, nest) {
-		if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GRP_NAME &&
-		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) >= 0)
-			name = mnl_attr_get_str(attr);
-		if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GRP_ID &&
-		    mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
-			id = mnl_attr_get_u32(attr);
-	}
-	if (name && !strcmp(name, SECMAP_MCGRP_EVENTS))
-		f->events_group = id;
-	return MNL_CB_OK;
-}
-
-static int family_id_cb(const struct nlattr *attr, void *data)
-{
-	struct fuzzer *f = data;
-
-	if (mnl_attr_get_type(attr) == CTRL_ATTR_FAMILY_ID &&
-	    mnl_attr_validate(attr, MNL_TYPE_U16) >= 0)
-		f->family = mnl_attr_get_u16(attr);
-	if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GROUPS)
-		mnl_attr_parse_nested(attr, mcast_group_cb, f);
-	return MNL_CB_OK;
-}
-
-static int family_cb(const struct nlmsghdr *nlh, void *data)
-{
-	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_id_cb, data);
-	return MNL_CB_OK;
-}
-
 static int read_answer(struct fuzzer *f, bool dump);
+
+/* A well-formed request for @cmd in f->out, with an ACK asked for. */
+static struct nlmsghdr *put_request(struct fuzzer *f, uint8_t cmd)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(f->out);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = f->ids.family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = ++f->seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = cmd;
+	genl->version = SECMAP_GENL_VERSION;
+	return nlh;
+}
 
 /*
  * Half the sockets ask for events as a monitor does (SUBSCRIBE, then join
@@ -150,18 +125,10 @@ static int read_answer(struct fuzzer *f, bool dump);
  */
 static int subscribe(struct fuzzer *f)
 {
-	struct genlmsghdr *genl;
-	struct nlmsghdr *nlh;
+	struct nlmsghdr *nlh = put_request(f, SECMAP_CMD_EVENTS_SUBSCRIBE);
 	unsigned long errors = f->st.errors;
 	int ret;
 
-	nlh = mnl_nlmsg_put_header(f->out);
-	nlh->nlmsg_type = f->family;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = ++f->seq;
-	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
-	genl->cmd = SECMAP_CMD_EVENTS_SUBSCRIBE;
-	genl->version = SECMAP_GENL_VERSION;
 	if (mnl_socket_sendto(f->sock, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	ret = read_answer(f, false);
@@ -171,8 +138,8 @@ static int subscribe(struct fuzzer *f)
 		return 0;	/* overrun: the caller's next socket tries again */
 	if (f->st.errors != errors)
 		f->st.subscribe_refused++;
-	if (mnl_socket_setsockopt(f->sock, NETLINK_ADD_MEMBERSHIP, &f->events_group,
-				  sizeof(f->events_group)) < 0)
+	if (mnl_socket_setsockopt(f->sock, NETLINK_ADD_MEMBERSHIP, &f->ids.mcgrp_events,
+				  sizeof(f->ids.mcgrp_events)) < 0)
 		return -errno;
 	f->joined = true;
 	f->st.subscribed++;
@@ -198,7 +165,7 @@ static int open_socket(struct fuzzer *f)
 	if (setsockopt(mnl_socket_get_fd(f->sock), SOL_SOCKET, SO_RCVBUFFORCE,
 		       &size, sizeof(size)))
 		setsockopt(mnl_socket_get_fd(f->sock), SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	if (f->family)
+	if (f->ids.family)
 		return below(f, 2) ? subscribe(f) : 0;
 
 	nlh = mnl_nlmsg_put_header(f->out);
@@ -214,8 +181,8 @@ static int open_socket(struct fuzzer *f)
 	ret = mnl_socket_recvfrom(f->sock, f->buf, sizeof(f->buf));
 	if (ret < 0)
 		return -errno;
-	mnl_cb_run(f->buf, ret, f->seq, f->portid, family_cb, f);
-	return f->family && f->events_group ? 0 : -ENOENT;
+	mnl_cb_run(f->buf, ret, f->seq, f->portid, family_ids_cb, &f->ids);
+	return f->ids.family && f->ids.mcgrp_events ? 0 : -ENOENT;
 }
 
 /* Payload bytes: random, or a value a field could really hold. */
@@ -311,7 +278,7 @@ static unsigned int build_request(struct fuzzer *f, bool *answer_expected)
 	unsigned int len;
 
 	memset(f->out, 0, NLMSG_HDRLEN + GENL_HDRLEN);
-	nlh->nlmsg_type = f->family;
+	nlh->nlmsg_type = f->ids.family;
 	/* A family id that is not registered (they are allocated from 16 up). */
 	if (below(f, 64) == 0)
 		nlh->nlmsg_type = (uint16_t)next_rand(f) | 0x8000;
@@ -439,7 +406,7 @@ static int read_answer(struct fuzzer *f, bool dump)
 		for (nlh = (struct nlmsghdr *)f->buf; mnl_nlmsg_ok(nlh, ret);
 		     nlh = mnl_nlmsg_next(nlh, &ret)) {
 			/* A subscribed socket's events: multicast, sequence 0. */
-			if (nlh->nlmsg_seq == 0 && nlh->nlmsg_type == f->family) {
+			if (nlh->nlmsg_seq == 0 && nlh->nlmsg_type == f->ids.family) {
 				f->st.events++;
 				if (mnl_attr_parse(nlh, GENL_HDRLEN, attr_ok_cb, NULL) < 0) {
 					note_bad(f, "event attributes do not parse");
@@ -480,7 +447,7 @@ static int read_answer(struct fuzzer *f, bool dump)
 				f->st.dumps_done++;
 				return 1;
 			}
-			if (nlh->nlmsg_type != f->family ||
+			if (nlh->nlmsg_type != f->ids.family ||
 			    nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN ||
 			    mnl_attr_parse(nlh, GENL_HDRLEN, attr_ok_cb, NULL) < 0) {
 				note_bad(f, "reply of another type or with attributes that do not parse");
@@ -498,15 +465,8 @@ static int read_answer(struct fuzzer *f, bool dump)
 /* A request with no header to answer, then one that must be answered first. */
 static int check_unanswered(struct fuzzer *f)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(f->out);
-	struct genlmsghdr *genl;
+	struct nlmsghdr *nlh = put_request(f, SECMAP_CMD_INFO_GET);
 
-	nlh->nlmsg_type = f->family;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = ++f->seq;
-	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
-	genl->cmd = SECMAP_CMD_INFO_GET;
-	genl->version = SECMAP_GENL_VERSION;
 	if (mnl_socket_sendto(f->sock, nlh, nlh->nlmsg_len) < 0) {
 		note_bad(f, "send of the INFO_GET after a headerless request failed");
 		return -1;
@@ -541,7 +501,7 @@ static int fuzz(struct fuzzer *f, unsigned long requests)
 			f->st.unanswered++;
 			ret = check_unanswered(f);
 		} else if (!(((struct nlmsghdr *)f->out)->nlmsg_flags & NLM_F_REQUEST) ||
-			   ((struct nlmsghdr *)f->out)->nlmsg_type != f->family) {
+			   ((struct nlmsghdr *)f->out)->nlmsg_type != f->ids.family) {
 			/* Not a request, or another family: acked, nothing else. */
 			ret = read_answer(f, false);
 		} else {
@@ -587,7 +547,7 @@ static long events_within(struct fuzzer *f, int ms, bool first)
 			return errno == ENOBUFS ? events + 1 : -1;	/* lost: there were some */
 		for (nlh = (struct nlmsghdr *)f->buf; mnl_nlmsg_ok(nlh, ret);
 		     nlh = mnl_nlmsg_next(nlh, &ret))
-			if (nlh->nlmsg_seq == 0 && nlh->nlmsg_type == f->family)
+			if (nlh->nlmsg_seq == 0 && nlh->nlmsg_type == f->ids.family)
 				events++;
 		if (first && events)
 			return events;

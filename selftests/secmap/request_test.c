@@ -43,50 +43,6 @@ FIXTURE(nl) {
 	char buf[32768];	/* MNL_SOCKET_BUFFER_SIZE is not a constant */
 };
 
-struct family_ids {
-	uint16_t family;
-	uint32_t mcgrp_events;
-};
-
-/* One CTRL_ATTR_MCAST_GRP_* nest: remember the id if it is "events". */
-static void parse_mcgrp(const struct nlattr *grp, struct family_ids *ids)
-{
-	const struct nlattr *attr;
-	const char *name = NULL;
-	uint32_t id = 0;
-
-	mnl_attr_for_each_nested(attr, grp) {
-		if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GRP_NAME &&
-		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) >= 0)
-			name = mnl_attr_get_str(attr);
-		if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GRP_ID &&
-		    mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
-			id = mnl_attr_get_u32(attr);
-	}
-	if (name && !strcmp(name, SECMAP_MCGRP_EVENTS))
-		ids->mcgrp_events = id;
-}
-
-static int family_attr_cb(const struct nlattr *attr, void *data)
-{
-	struct family_ids *ids = data;
-	const struct nlattr *grp;
-
-	if (mnl_attr_get_type(attr) == CTRL_ATTR_FAMILY_ID &&
-	    mnl_attr_validate(attr, MNL_TYPE_U16) >= 0)
-		ids->family = mnl_attr_get_u16(attr);
-	if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GROUPS)
-		mnl_attr_for_each_nested(grp, attr)
-			parse_mcgrp(grp, ids);
-	return MNL_CB_OK;
-}
-
-static int family_cb(const struct nlmsghdr *nlh, void *data)
-{
-	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr_cb, data);
-	return MNL_CB_OK;
-}
-
 FIXTURE_SETUP(nl)
 {
 	struct family_ids ids = { 0 };
@@ -112,7 +68,7 @@ FIXTURE_SETUP(nl)
 	ASSERT_LT(0, mnl_socket_sendto(self->sock, nlh, nlh->nlmsg_len));
 	ret = mnl_socket_recvfrom(self->sock, self->buf, sizeof(self->buf));
 	ASSERT_LT(0, ret);
-	ASSERT_LE(MNL_CB_STOP, mnl_cb_run(self->buf, ret, self->seq, 0, family_cb, &ids));
+	ASSERT_LE(MNL_CB_STOP, mnl_cb_run(self->buf, ret, self->seq, 0, family_ids_cb, &ids));
 	self->family = ids.family;
 	self->mcgrp_events = ids.mcgrp_events;
 	ASSERT_NE(0, self->family) TH_LOG("secmap family not registered");

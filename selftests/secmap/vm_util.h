@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Helpers shared by the in-VM selftests: module loading and .ko reading. */
+/* Helpers shared by the in-VM selftests: module loading, .ko reading, the family's ids. */
 #ifndef SECMAP_VM_UTIL_H
 #define SECMAP_VM_UTIL_H
 
@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 
 #include <json-c/json.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
 
 #include "secmap.h"
 #include <fcntl.h>
@@ -18,6 +20,52 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* What a CTRL_CMD_GETFAMILY reply says of the secmap family; 0: not said. */
+struct family_ids {
+	uint16_t family;
+	uint32_t mcgrp_events;
+};
+
+/* One CTRL_ATTR_MCAST_GRP_* nest: remember the id if it is "events". */
+static inline void family_ids_mcgrp(const struct nlattr *grp, struct family_ids *ids)
+{
+	const struct nlattr *attr;
+	const char *name = NULL;
+	uint32_t id = 0;
+
+	mnl_attr_for_each_nested(attr, grp) {
+		if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GRP_NAME &&
+		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) >= 0)
+			name = mnl_attr_get_str(attr);
+		if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GRP_ID &&
+		    mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
+			id = mnl_attr_get_u32(attr);
+	}
+	if (name && !strcmp(name, SECMAP_MCGRP_EVENTS))
+		ids->mcgrp_events = id;
+}
+
+static inline int family_ids_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct family_ids *ids = data;
+	const struct nlattr *grp;
+
+	if (mnl_attr_get_type(attr) == CTRL_ATTR_FAMILY_ID &&
+	    mnl_attr_validate(attr, MNL_TYPE_U16) >= 0)
+		ids->family = mnl_attr_get_u16(attr);
+	if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GROUPS)
+		mnl_attr_for_each_nested(grp, attr)
+			family_ids_mcgrp(grp, ids);
+	return MNL_CB_OK;
+}
+
+/* mnl_cb_run() callback for the reply; @data is a struct family_ids. */
+static inline int family_ids_cb(const struct nlmsghdr *nlh, void *data)
+{
+	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_ids_attr_cb, data);
+	return MNL_CB_OK;
+}
 
 /* Where the VM's /init puts things; see vm-init.sh. */
 #define TEST_MODULE_DIR		"/lib/modules/secmap"
