@@ -56,9 +56,17 @@ struct task {
 	size_t nr_comms;
 };
 
+/* What every sample of an event shares, looked up once. */
+struct event_info {
+	uint64_t period;	/* when samples carry none: perf record -c's, else 1 */
+	bool callchain;		/* its samples record callchains (perf record -g) */
+};
+
 struct sample_walk {
 	const char *input;
 	struct secmap_perf_data *pd;
+	struct event_info *events;	/* by event index */
+	size_t nr_events;
 	struct secmap_resolver *res;
 	int status;
 	bool want_chain;
@@ -474,6 +482,24 @@ static int samples_clock(const struct secmap_perf_data *pd, enum secmap_clock *c
 	return 0;
 }
 
+static int events_info(struct sample_walk *w)
+{
+	size_t i;
+
+	w->nr_events = secmap_perf_data_nr_events(w->pd);
+	w->events = calloc(w->nr_events ? w->nr_events : 1, sizeof(*w->events));
+	if (!w->events)
+		return -ENOMEM;
+	for (i = 0; i < w->nr_events; i++) {
+		const struct secmap_perf_event *e = secmap_perf_data_event(w->pd, i);
+
+		/* Without PERIOD in the samples, perf takes the event's fixed one (-c). */
+		w->events[i].period = !e->freq && e->sample_period ? e->sample_period : 1;
+		w->events[i].callchain = e->sample_type & SAMPLE_CALLCHAIN;
+	}
+	return 0;
+}
+
 int sample_walk_open(const struct resolver_args *args, unsigned int flags, struct sample_walk **wp)
 {
 	struct resolver_args a = *args;
@@ -494,6 +520,11 @@ int sample_walk_open(const struct resolver_args *args, unsigned int flags, struc
 		p_err("%s: %s", w->input, recording_strerror(err));
 		free(w);
 		return recording_exit_code(err);
+	}
+	if (events_info(w)) {
+		p_err("out of memory");
+		sample_walk_close(w);
+		return SECMAP_EXIT_FAILURE;
 	}
 	if (!a.clock_set && samples_clock(w->pd, &a.clock)) {
 		p_err("%s: samples use a clock other than perf's default and CLOCK_MONOTONIC "
@@ -526,7 +557,8 @@ static const struct sample empty_sample;
 static int read_sample(struct sample_walk *w, struct sample *s)
 {
 	struct secmap_perf_record rec;
-	const struct secmap_perf_event *ev;
+	static const struct event_info no_event = { .period = 1 };
+	const struct event_info *ev;
 	const struct task *t;
 	size_t i, n;
 	uint64_t time;
@@ -550,13 +582,9 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 		s->has_cpu = rec.fields & SAMPLE_CPU;
 		s->has_time = rec.fields & SAMPLE_TIME;
 		s->time = rec.time;
-		ev = secmap_perf_data_event(w->pd, rec.event);
-		/* Without PERIOD in the samples, perf takes the event's fixed one (-c). */
-		if (rec.fields & SAMPLE_PERIOD)
-			s->period = rec.period;
-		else
-			s->period = ev && !ev->freq && ev->sample_period ? ev->sample_period : 1;
-		s->event_callchain = ev && (ev->sample_type & SAMPLE_CALLCHAIN);
+		ev = rec.event < w->nr_events ? &w->events[rec.event] : &no_event;
+		s->period = rec.fields & SAMPLE_PERIOD ? rec.period : ev->period;
+		s->event_callchain = ev->callchain;
 		time = s->has_time ? rec.time : SECMAP_TIME_ANY;
 		/* The table is complete after prescan(): one pid's samples come in runs. */
 		if (!w->last_task_set || rec.pid != w->last_pid) {
@@ -778,6 +806,7 @@ void sample_walk_close(struct sample_walk *w)
 		return;
 	secmap_resolver_free(w->res);
 	secmap_perf_data_close(w->pd);
+	free(w->events);
 	for (i = 0; i < w->strings.size; i++)
 		free(w->strings.slots[i]);
 	free(w->strings.slots);
