@@ -113,6 +113,7 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 	struct dump_ko *kos = calloc(nr_mods ? nr_mods : 1, sizeof(*kos));
 	const struct secmap_module *missing[DUMP_KO_NOTICE_NAMES];
 	struct secmap_ko_index *index = NULL;
+	struct ko_cache_listing *listing = NULL;
 	size_t i, nr_missing = 0;
 	int ret = SECMAP_EXIT_OK, err;
 	/* Files the user named are shown as named, not as a cache recalls them. */
@@ -123,6 +124,8 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 		p_err("%s", strerror(ENOMEM));
 		return SECMAP_EXIT_FAILURE;
 	}
+	if (read_cache)
+		listing = ko_cache_list(cache_dir);
 	for (i = 0; i < nr_mods; i++) {
 		const struct secmap_module *mod = mods[i];
 		const char *name = secmap_module_name(mod);
@@ -132,7 +135,7 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 		char *path = NULL, *msg = NULL;
 		bool exact;
 
-		if (read_cache) {
+		if (read_cache && ko_cache_listed(listing, mod)) {
 			err = ko_cache_load(cache_dir, mod, &kos[i]);
 			if (!err)
 				continue;
@@ -209,6 +212,7 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 		if (exact && cache_dir)
 			ko_cache_store(cache_dir, mod, &kos[i]);
 	}
+	ko_cache_listing_free(listing);
 	secmap_ko_index_free(index);
 	if (ret) {
 		dump_ko_free(kos, nr_mods);

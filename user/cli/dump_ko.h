@@ -69,6 +69,15 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
  * not UTF-8, so JSON cannot hold it as it is).
  */
 char *ko_cache_dir(void);
+/*
+ * The entry names in @dir, read once (none when @dir does not exist yet);
+ * NULL if it cannot be read (then ask ko_cache_load() about every module).
+ * ko_cache_listed(): could @mod have an entry there? Entries written after
+ * the listing are not seen: the module is read from its .ko again.
+ */
+struct ko_cache_listing *ko_cache_list(const char *dir);
+bool ko_cache_listed(const struct ko_cache_listing *listing, const struct secmap_module *mod);
+void ko_cache_listing_free(struct ko_cache_listing *listing);
 int ko_cache_load(const char *dir, const struct secmap_module *mod, struct dump_ko *out);
 int ko_cache_store(const char *dir, const struct secmap_module *mod, const struct dump_ko *ko);
 

@@ -11,6 +11,7 @@
  * written again. Writers go through a temporary file and rename(), so a
  * reader sees a whole entry or none, whatever runs beside it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -59,6 +60,88 @@ static char *entry_path(const char *dir, const struct secmap_module *mod, char *
 	if (*hex && asprintf(&path, "%s/%s.json", dir, *hex) < 0)
 		path = NULL;
 	return path;
+}
+
+/*
+ * A dump of a thousand modules, most without an entry, looked each one up
+ * in the file system: a failed path walk per module, the kernel's largest
+ * share of a warm dump under TCG. One listing answers those misses.
+ */
+struct ko_cache_listing {
+	char **names;		/* sorted by strcmp() */
+	size_t nr;
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void ko_cache_listing_free(struct ko_cache_listing *listing)
+{
+	size_t i;
+
+	if (!listing)
+		return;
+	for (i = 0; i < listing->nr; i++)
+		free(listing->names[i]);
+	free(listing->names);
+	free(listing);
+}
+
+struct ko_cache_listing *ko_cache_list(const char *dir)
+{
+	struct ko_cache_listing *l = calloc(1, sizeof(*l));
+	size_t cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (!l)
+		return NULL;
+	d = opendir(dir);
+	if (!d) {
+		if (errno == ENOENT)
+			return l;	/* no cache yet: no entries */
+		free(l);
+		return NULL;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;	/* ".", "..", and writers' temporary files */
+		if (l->nr == cap) {
+			char **n = realloc(l->names, (cap = cap ? 2 * cap : 64) * sizeof(*n));
+
+			if (!n)
+				goto fail;
+			l->names = n;
+		}
+		l->names[l->nr] = strdup(de->d_name);
+		if (!l->names[l->nr])
+			goto fail;
+		l->nr++;
+	}
+	closedir(d);
+	if (l->nr > 1)
+		qsort(l->names, l->nr, sizeof(*l->names), cmp_name);
+	return l;
+fail:
+	closedir(d);
+	ko_cache_listing_free(l);
+	return NULL;
+}
+
+bool ko_cache_listed(const struct ko_cache_listing *listing, const struct secmap_module *mod)
+{
+	char name[SECMAP_BUILD_ID_STR_SIZE + sizeof(".json")], *key = name;
+	const uint8_t *id;
+	size_t id_len = secmap_module_build_id(mod, &id);
+
+	if (!listing)
+		return true;
+	if (!listing->nr || !id_len || secmap_build_id_str(id, id_len, name, SECMAP_BUILD_ID_STR_SIZE))
+		return false;	/* no name to have an entry under */
+	strcat(name, ".json");
+	return bsearch(&key, listing->names, listing->nr, sizeof(*listing->names), cmp_name);
 }
 
 /* The entry at @path parsed, or NULL: missing, not a regular file, too big, not JSON. */

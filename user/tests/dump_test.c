@@ -815,6 +815,7 @@ TEST(ko_cache_entry_round_trip)
 		{ true, { .size = 8, .offset = 0x100, .flags = SHF_WRITE, .nr_symbols = 1 } },
 	};
 	struct dump_ko ko = { .path = "/lib/modules/r/\"odd\" dir/m.ko", .secs = ks }, got;
+	struct ko_cache_listing *listing;
 	char dir[] = "/tmp/secmap-dump-test.XXXXXX", *buf = calloc(1, 4096), *entry, cmd[64];
 	struct secmap_snapshot *snap = libsecmap_snapshot_new();
 	struct json_object *root;
@@ -870,6 +871,26 @@ TEST(ko_cache_entry_round_trip)
 	ko.secs = ks + 2;
 	EXPECT_EQ(-EILSEQ, ko_cache_store(dir, secmap_snapshot_module(snap, 1), &ko));
 	EXPECT_EQ(-ENOENT, ko_cache_load(dir, secmap_snapshot_module(snap, 1), &got));
+
+	/*
+	 * The listing a dump takes once: the stored module is in it, the one
+	 * refused is not, a writer's temporary file is no entry; a directory
+	 * not made yet lists nothing, and no listing at all means "ask".
+	 */
+	snprintf(cmd, sizeof(cmd), "touch '%s/.x.json'", dir);
+	ASSERT_EQ(0, system(cmd));
+	listing = ko_cache_list(dir);
+	ASSERT_NE(NULL, listing);
+	EXPECT_TRUE(ko_cache_listed(listing, secmap_snapshot_module(snap, 0)));
+	EXPECT_FALSE(ko_cache_listed(listing, secmap_snapshot_module(snap, 1)));
+	ko_cache_listing_free(listing);
+	ASSERT_LE(0, asprintf(&entry, "%s/not-made-yet", dir));
+	listing = ko_cache_list(entry);
+	ASSERT_NE(NULL, listing);
+	EXPECT_FALSE(ko_cache_listed(listing, secmap_snapshot_module(snap, 0)));
+	ko_cache_listing_free(listing);
+	free(entry);
+	EXPECT_TRUE(ko_cache_listed(NULL, secmap_snapshot_module(snap, 1)));
 	snprintf(cmd, sizeof(cmd), "rm -r '%s'", dir);
 	EXPECT_EQ(0, system(cmd));
 	secmap_snapshot_free(snap);
