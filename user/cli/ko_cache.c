@@ -46,18 +46,31 @@ char *ko_cache_dir(void)
 	return dir;
 }
 
-/* @dir/<hex of @mod's build-id>, or NULL (no build-id, no memory). */
-static char *entry_path(const char *dir, const struct secmap_module *mod, char **hex)
+#define ENTRY_SUFFIX	".json"
+#define ENTRY_NAME_MAX	(SECMAP_BUILD_ID_STR_SIZE + sizeof(ENTRY_SUFFIX) - 1)
+
+/* The name of @mod's entry, "<hex of its build-id>.json"; false without a build-id. */
+static bool entry_name(const struct secmap_module *mod, char name[ENTRY_NAME_MAX])
 {
 	const uint8_t *id;
 	size_t id_len = secmap_module_build_id(mod, &id);
-	char *path = NULL;
+
+	if (!id_len || secmap_build_id_str(id, id_len, name, SECMAP_BUILD_ID_STR_SIZE))
+		return false;
+	strcat(name, ENTRY_SUFFIX);
+	return true;
+}
+
+/* @dir/<hex of @mod's build-id>.json, or NULL (no build-id, no memory). */
+static char *entry_path(const char *dir, const struct secmap_module *mod, char **hex)
+{
+	char name[ENTRY_NAME_MAX], *path = NULL;
 
 	*hex = NULL;
-	if (!id_len)
+	if (!entry_name(mod, name))
 		return NULL;
-	*hex = build_id_text(id, id_len);
-	if (*hex && asprintf(&path, "%s/%s.json", dir, *hex) < 0)
+	*hex = strndup(name, strlen(name) - strlen(ENTRY_SUFFIX));
+	if (*hex && asprintf(&path, "%s/%s", dir, name) < 0)
 		path = NULL;
 	return path;
 }
@@ -132,15 +145,12 @@ fail:
 
 bool ko_cache_listed(const struct ko_cache_listing *listing, const struct secmap_module *mod)
 {
-	char name[SECMAP_BUILD_ID_STR_SIZE + sizeof(".json")], *key = name;
-	const uint8_t *id;
-	size_t id_len = secmap_module_build_id(mod, &id);
+	char name[ENTRY_NAME_MAX], *key = name;
 
 	if (!listing)
 		return true;
-	if (!listing->nr || !id_len || secmap_build_id_str(id, id_len, name, SECMAP_BUILD_ID_STR_SIZE))
-		return false;	/* no name to have an entry under */
-	strcat(name, ".json");
+	if (!listing->nr || !entry_name(mod, name))
+		return false;	/* nothing listed, or no name to have an entry under */
 	return bsearch(&key, listing->names, listing->nr, sizeof(*listing->names), cmp_name);
 }
 
