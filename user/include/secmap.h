@@ -541,7 +541,7 @@ int secmap_perf_read_feature(const char *path, unsigned int bit, void **data, si
  * ended in). Errors stick. Records before the bad one stay valid.
  *
  * *@rec and what it points to stay valid until the next call: pointers
- * point into a copy of the record held by the reader.
+ * point into the reader's mapping of the file or into its buffers.
  */
 struct secmap_perf_data;
 

@@ -8,10 +8,12 @@
  * one by one over a read-only mapping of the file: a perf.data can be
  * gigabytes, and the kernel pages it in and out as needed.
  *
- * Each record is copied into a 64 KiB buffer of the reader before it is
- * decoded (a record's size is a u16): decoding then never reads past it,
- * the callchain is 8-byte aligned, and a record that straddles two
- * PERF_RECORD_COMPRESSED records is made whole. Compressed records carry
+ * Each record is decoded where it lies, in the mapping or in the buffer of
+ * decompressed bytes, where it is whole: valid until the next call, which
+ * may hand the pages behind it back. Every read is checked against the
+ * record's size. A callchain is copied, into a buffer of the reader, only
+ * when it is not 8-byte aligned there or not in host byte order, since the
+ * caller gets it as an array of u64. Compressed records carry
  * zstd output; perf decompresses them as one continuous stream (a record may
  * start in one and end in the next), and so does this reader, into a buffer
  * that may not grow beyond DECOMP_MAX.
@@ -114,10 +116,25 @@
 #define DECOMP_START		(1 << 20)
 #define REC_MAX			65536
 
+/*
+ * A sample starts with fields of fixed size (IDENTIFIER up to PERIOD):
+ * their byte offsets in the record, worked out once per event, so that a
+ * sample of the usual kinds is read without a test per field. 0: absent.
+ */
+struct sample_head {
+	uint16_t ip, tid, time, addr, id, stream_id, cpu, period;
+	uint16_t size;			/* record header and fixed fields */
+};
+
+/* Sample fields after the fixed ones, of sizes that vary or that need a look. */
+#define S_TAIL	(S_KNOWN & ~(S_IDENTIFIER | S_IP | S_TID | S_TIME | S_ADDR | S_ID | \
+			     S_STREAM_ID | S_CPU | S_PERIOD))
+
 struct pd_event {
 	struct secmap_perf_event pub;
 	unsigned int nr_regs_user, nr_regs_intr;
 	uint64_t trailer_size;		/* sample_id_all fields on other records */
+	struct sample_head head;
 };
 
 struct pd_id {
@@ -149,7 +166,8 @@ struct secmap_perf_data {
 	uint8_t *dbuf;
 	size_t dcap, dhead, dlen;
 	uint64_t doffset;
-	uint64_t rec[REC_MAX / 8];	/* the record being decoded */
+	const uint8_t *rec;		/* the record being decoded */
+	uint64_t chain[REC_MAX / 8];	/* a callchain put in host order */
 };
 
 static int cmp_id(const void *a, const void *b)
@@ -198,6 +216,32 @@ static int trailer_id_pos(uint64_t st)
 	return 1 + !!(st & S_STREAM_ID) + !!(st & S_CPU);
 }
 
+static void sample_head_of(uint64_t st, struct sample_head *h)
+{
+	uint16_t pos = 8;
+
+	/* In the order of the layout; the ID field, when present, wins. */
+	h->id = st & S_IDENTIFIER ? pos : 0;
+	pos += st & S_IDENTIFIER ? 8 : 0;
+	h->ip = st & S_IP ? pos : 0;
+	pos += st & S_IP ? 8 : 0;
+	h->tid = st & S_TID ? pos : 0;
+	pos += st & S_TID ? 8 : 0;
+	h->time = st & S_TIME ? pos : 0;
+	pos += st & S_TIME ? 8 : 0;
+	h->addr = st & S_ADDR ? pos : 0;
+	pos += st & S_ADDR ? 8 : 0;
+	h->id = st & S_ID ? pos : h->id;
+	pos += st & S_ID ? 8 : 0;
+	h->stream_id = st & S_STREAM_ID ? pos : 0;
+	pos += st & S_STREAM_ID ? 8 : 0;
+	h->cpu = st & S_CPU ? pos : 0;
+	pos += st & S_CPU ? 8 : 0;
+	h->period = st & S_PERIOD ? pos : 0;
+	pos += st & S_PERIOD ? 8 : 0;
+	h->size = pos;
+}
+
 /* Decode one attr of @len bytes (fields past @len are zero, as the ABI says). */
 static int decode_attr(const uint8_t *p, size_t len, struct pd_event *ev)
 {
@@ -220,6 +264,7 @@ static int decode_attr(const uint8_t *p, size_t len, struct pd_event *ev)
 	ev->nr_regs_user = (unsigned int)__builtin_popcountll(get64(a + ATTR_REGS_USER));
 	ev->nr_regs_intr = (unsigned int)__builtin_popcountll(get64(a + ATTR_REGS_INTR));
 	ev->trailer_size = 8ULL * trailer_words(e->sample_type);
+	sample_head_of(e->sample_type, &ev->head);
 
 	/* A layout this reader cannot walk is refused, not guessed. */
 	if (e->sample_type & ~S_KNOWN)
@@ -482,7 +527,7 @@ SECMAP_EXPORT uint64_t secmap_perf_data_unknown_ids(const struct secmap_perf_dat
 	return pd ? pd->unknown_ids : 0;
 }
 
-/* A cursor over the record in pd->rec: every read is checked against its end. */
+/* A cursor over the record at pd->rec: every read is checked against its end. */
 struct cur {
 	const uint8_t *p;
 	uint64_t pos, end;
@@ -536,12 +581,12 @@ static bool skip_if(struct cur *c, uint64_t st, uint64_t bit)
 static int decode_sample(struct secmap_perf_data *pd, uint64_t size,
 			 struct secmap_perf_record *rec)
 {
-	struct cur c = { .p = (const uint8_t *)pd->rec, .pos = 8, .end = size };
+	struct cur c = { .p = pd->rec, .pos = 8, .end = size };
+	const struct sample_head *h;
 	const struct pd_event *ev;
 	const struct pd_id *id;
 	uint64_t st, v, nr, per;
-	uint32_t u, res;
-	uint64_t *chain;
+	uint32_t u;
 	size_t i;
 
 	if (pd->id_pos < 0) {
@@ -562,24 +607,31 @@ static int decode_sample(struct secmap_perf_data *pd, uint64_t size,
 	st = ev->pub.sample_type;
 	rec->fields = st;
 
-	if ((st & S_IDENTIFIER) && !take64(&c, &rec->id))
+	h = &ev->head;
+	if (size < h->size)
 		return -EBADMSG;
-	if ((st & S_IP) && !take64(&c, &rec->ip))
-		return -EBADMSG;
-	if ((st & S_TID) && !take_pid_tid(&c, &rec->pid, &rec->tid))
-		return -EBADMSG;
-	if ((st & S_TIME) && !take64(&c, &rec->time))
-		return -EBADMSG;
-	if ((st & S_ADDR) && !take64(&c, &rec->addr))
-		return -EBADMSG;
-	if ((st & S_ID) && !take64(&c, &rec->id))
-		return -EBADMSG;
-	if ((st & S_STREAM_ID) && !take64(&c, &rec->stream_id))
-		return -EBADMSG;
-	if ((st & S_CPU) && !take32x2(&c, &rec->cpu, &res))
-		return -EBADMSG;
-	if ((st & S_PERIOD) && !take64(&c, &rec->period))
-		return -EBADMSG;
+	if (h->id)
+		rec->id = get64(c.p + h->id);
+	if (h->ip)
+		rec->ip = get64(c.p + h->ip);
+	if (h->tid) {
+		rec->pid = (int32_t)get32(c.p + h->tid);
+		rec->tid = (int32_t)get32(c.p + h->tid + 4);
+	}
+	if (h->time)
+		rec->time = get64(c.p + h->time);
+	if (h->addr)
+		rec->addr = get64(c.p + h->addr);
+	if (h->stream_id)
+		rec->stream_id = get64(c.p + h->stream_id);
+	if (h->cpu)
+		rec->cpu = get32(c.p + h->cpu);
+	if (h->period)
+		rec->period = get64(c.p + h->period);
+	if (!(st & S_TAIL))
+		return 0;
+	c.pos = h->size;
+
 	if (st & S_READ) {
 		uint64_t rf = ev->pub.read_format;
 		uint64_t times = !!(rf & F_TOTAL_TIME_ENABLED) + !!(rf & F_TOTAL_TIME_RUNNING);
@@ -595,11 +647,14 @@ static int decode_sample(struct secmap_perf_data *pd, uint64_t size,
 	if (st & S_CALLCHAIN) {
 		if (!take64(&c, &nr) || (c.end - c.pos) / 8 < nr)
 			return -EBADMSG;
-		/* Every field before it is a multiple of 8 bytes: aligned in pd->rec. */
-		chain = pd->rec + c.pos / 8;
-		for (i = 0; i < nr; i++)
-			chain[i] = le64toh(chain[i]);
-		rec->callchain = chain;
+		if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
+		    !((uintptr_t)(c.p + c.pos) % sizeof(uint64_t))) {
+			rec->callchain = (const uint64_t *)(const void *)(c.p + c.pos);
+		} else {
+			for (i = 0; i < nr; i++)
+				pd->chain[i] = get64(c.p + c.pos + 8 * i);
+			rec->callchain = pd->chain;
+		}
 		rec->nr_callchain = (size_t)nr;
 		c.pos += nr * 8;
 	}
@@ -654,7 +709,7 @@ static int decode_sample(struct secmap_perf_data *pd, uint64_t size,
 static int decode_trailer(struct secmap_perf_data *pd, uint64_t size,
 			  struct secmap_perf_record *rec, uint64_t *body_end)
 {
-	struct cur c = { .p = (const uint8_t *)pd->rec, .end = size };
+	struct cur c = { .p = pd->rec, .end = size };
 	const struct pd_id *id;
 	uint64_t st, tsize, v;
 	uint32_t res;
@@ -711,10 +766,10 @@ static const char *string_at(const struct secmap_perf_data *pd, uint64_t pos, ui
 
 static const struct secmap_perf_record empty_record;
 
-/* Decode the record of @size bytes in pd->rec. */
+/* Decode the record of @size bytes at pd->rec. */
 static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf_record *rec)
 {
-	const uint8_t *p = (const uint8_t *)pd->rec;
+	const uint8_t *p = pd->rec;
 	uint64_t end;
 	uint32_t pid, tid;
 	int err;
@@ -868,7 +923,7 @@ static void populate_ahead(struct secmap_perf_data *pd, uint64_t from)
 }
 
 /*
- * Records are copied out of the mapping, so what lies behind the read
+ * A record is valid only until the next call, so what lies behind the read
  * position is never looked at again: hand it back every few MiB, so that a
  * perf.data of any size costs little resident memory (its pages would
  * otherwise stay mapped until close).
@@ -882,6 +937,29 @@ static void release_behind(struct secmap_perf_data *pd)
 	madvise((void *)(pd->map + pd->released), (size_t)(upto - pd->released), MADV_DONTNEED);
 	pd->released = upto;
 	populate_ahead(pd, upto);
+}
+
+/*
+ * Step over the samples that come next in the file, up to where pages are
+ * next handed back: a pass that wants only the other records then costs a
+ * few instructions a sample. What is not a well-formed sample is left to
+ * next_raw(), to return or refuse.
+ */
+static void step_over_samples(struct secmap_perf_data *pd)
+{
+	uint64_t pos = pd->pos, end = pd->released + RELEASE_STEP, size;
+	const uint8_t *p;
+
+	if (end > pd->data_end)
+		end = pd->data_end;
+	while (pos < end && end - pos >= 8) {
+		p = pd->map + pos;
+		size = get16(p + 6);
+		if (get32(p) != REC_SAMPLE || size < 8 || size > pd->data_end - pos)
+			break;
+		pos += size;
+	}
+	pd->pos = pos;
 }
 
 static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
@@ -909,7 +987,7 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 				/* Only their size was needed to step over them. */
 				if (pd->skip_samples && type == REC_SAMPLE)
 					continue;
-				memcpy(pd->rec, p, size);
+				pd->rec = p;
 				*sizep = size;
 				return 1;
 			}
@@ -924,6 +1002,8 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 			 */
 			return avail ? -EBADMSG : 0;
 		}
+		if (pd->skip_samples)
+			step_over_samples(pd);
 		pd->offset = pd->pos;
 		release_behind(pd);
 		if (pd->data_end - pd->pos < 8)
@@ -959,7 +1039,7 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 		default:
 			if (pd->skip_samples && type == REC_SAMPLE)
 				continue;
-			memcpy(pd->rec, p, size);
+			pd->rec = p;
 			*sizep = size;
 			return 1;
 		}

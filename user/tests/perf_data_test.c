@@ -410,6 +410,53 @@ TEST(each_kind)
 }
 
 /* Every layout-shaping sample_type bit at once; a second sample checks nothing was misread. */
+/*
+ * Records are decoded where they lie in the file; a record whose size is
+ * not a multiple of 8 puts the next one off alignment, and its callchain
+ * must still come out whole, as an aligned array.
+ */
+TEST(callchain_off_alignment)
+{
+	struct bytes d = { 0 }, f;
+	struct secmap_perf_record rec;
+	struct secmap_perf_data *pd;
+	size_t r;
+
+	r = begin_rec(&d, 70, 0);			/* one of perf's own: 12 bytes */
+	put32x2(&d, 7, 7);
+	d.p[r + 6] = 12;
+	d.len = r + 12;
+	r = begin_rec(&d, 9, 1);			/* SAMPLE, kernel, at 4 mod 8 */
+	put64(&d, 0xffffffff81234567ull);
+	put32x2(&d, 100, 101);
+	put64(&d, 5000);
+	put32x2(&d, 1, 0);
+	put64(&d, 250000);
+	put64(&d, 3);
+	put64(&d, (uint64_t)-128);
+	put64(&d, 0xffffffff81234567ull);
+	put64(&d, 0xffffffff81000010ull);
+	d.p[r + 6] = (uint8_t)(d.len - r);
+	f = make_file(&simple_ev, 1, &d);
+	ASSERT_EQ(0, open_bytes(&f, &pd));
+	ASSERT_EQ(1, secmap_perf_data_next(pd, &rec));
+	EXPECT_EQ(70, rec.type);
+	EXPECT_EQ(12, rec.size);
+	ASSERT_EQ(1, secmap_perf_data_next(pd, &rec));
+	EXPECT_EQ(SECMAP_PERF_REC_SAMPLE, rec.kind);
+	EXPECT_EQ(0xffffffff81234567ull, rec.ip);
+	EXPECT_EQ(250000, rec.period);
+	ASSERT_EQ(3, rec.nr_callchain);
+	EXPECT_EQ(0, (uintptr_t)rec.callchain % sizeof(uint64_t));
+	EXPECT_EQ((uint64_t)-128, rec.callchain[0]);
+	EXPECT_EQ(0xffffffff81234567ull, rec.callchain[1]);
+	EXPECT_EQ(0xffffffff81000010ull, rec.callchain[2]);
+	EXPECT_EQ(0, secmap_perf_data_next(pd, &rec));
+	secmap_perf_data_close(pd);
+	free(f.p);
+	free(d.p);
+}
+
 TEST(all_sample_fields)
 {
 	static const uint64_t ids[] = { 5 };
