@@ -37,6 +37,7 @@ struct interned {
 struct user_map {
 	uint64_t start, end;
 	uint64_t time;		/* when it was mapped (0: unknown, before all) */
+	uint64_t shadow;	/* when a later map overlapping it was made */
 	const char *path;
 	size_t seq;		/* order among equal times: the later one wins */
 };
@@ -82,6 +83,9 @@ struct sample_walk {
 	const struct task *last_task;
 	int32_t last_pid;
 	bool last_task_set;
+	/* resolve_user(): the map that last answered, of which task */
+	const struct task *map_task;
+	size_t map_idx;
 	/* SAMPLE_WALK_ORDERED: samples held until a round says they are due */
 	bool ordered;
 	struct queued *pending;		/* not due yet, in file order */
@@ -228,6 +232,28 @@ static int cmp_map_time(const void *a, const void *b)
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * For each map, when a later one that overlaps it was mapped: until then
+ * it answers for every address it holds. Quadratic, so only for tasks of
+ * a few hundred maps; the others keep 0 and are searched each time.
+ */
+#define SHADOW_MAX_MAPS	256
+
+static void set_shadows(struct task *t)
+{
+	size_t i, j;
+
+	for (i = 0; i < t->nr_maps; i++) {
+		struct user_map *m = &t->maps[i];
+
+		m->shadow = t->nr_maps > SHADOW_MAX_MAPS ? 0 : UINT64_MAX;
+		for (j = i + 1; j < t->nr_maps && m->shadow; j++)
+			if (t->maps[j].start < m->end && m->start < t->maps[j].end &&
+			    t->maps[j].time < m->shadow)
+				m->shadow = t->maps[j].time;
+	}
 }
 
 static int cmp_comm_time(const void *a, const void *b)
@@ -384,34 +410,46 @@ static int prescan(struct sample_walk *w)
 	for (i = 0; !err && i < w->tasks_size; i++) {
 		struct task *t = &w->tasks[i];
 
-		if (t->nr_maps < 2)
-			continue;
-		for (j = 0; j < t->nr_maps; j++)
-			t->maps[j].seq = j;
-		qsort(t->maps, t->nr_maps, sizeof(*t->maps), cmp_map_time);
+		if (t->nr_maps > 1) {
+			for (j = 0; j < t->nr_maps; j++)
+				t->maps[j].seq = j;
+			qsort(t->maps, t->nr_maps, sizeof(*t->maps), cmp_map_time);
+		}
+		set_shadows(t);
 	}
 	return err;
 }
 
 
 /* The file mapped at @ip in @t at @time: the latest mapping then, else any. */
-static void resolve_user(const struct task *t, uint64_t ip, uint64_t time, struct frame *f)
+static void resolve_user(struct sample_walk *w, const struct task *t, uint64_t ip,
+			 uint64_t time, struct frame *f)
 {
-	const struct user_map *any = NULL;
+	const struct user_map *any = NULL, *m;
 	size_t i;
 
 	f->user = true;
 	f->dso = "[unknown]";
-	for (i = t ? t->nr_maps : 0; i-- > 0;) {
-		const struct user_map *m = &t->maps[i];
-
+	if (!t)
+		return;
+	/* A task's samples mostly hit the map that answered last. */
+	if (w->map_task == t && time != SECMAP_TIME_ANY) {
+		m = &t->maps[w->map_idx];
+		if (m->start <= ip && ip < m->end && m->time <= time && time < m->shadow) {
+			f->module = m->path;
+			f->dso = m->path;
+			return;
+		}
+	}
+	for (i = t->nr_maps; i-- > 0;) {
+		m = &t->maps[i];
 		if (m->start > ip || ip >= m->end)
 			continue;
-		if (time == SECMAP_TIME_ANY || m->time <= time) {
-			any = m;
-			break;
-		}
+		w->map_task = t;
+		w->map_idx = i;
 		any = m;
+		if (time == SECMAP_TIME_ANY || m->time <= time)
+			break;
 	}
 	if (any) {
 		f->module = any->path;
@@ -460,7 +498,7 @@ static int resolve_frame(struct sample_walk *w, const struct task *t, uint64_t i
 	f->ip = ip;
 	if (kernel)
 		return resolve_kernel(w, ip, time, f);
-	resolve_user(t, ip, time, f);
+	resolve_user(w, t, ip, time, f);
 	return 0;
 }
 
