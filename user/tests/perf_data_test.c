@@ -925,4 +925,87 @@ TEST(forks_applied_in_time_order)
 	free(f.p);
 }
 
+/* An MMAP2 of pid 100: @len bytes at @start of @path, made at @time. */
+static void put_mmap2(struct bytes *d, uint64_t start, uint64_t len, const char *path,
+		      uint64_t time)
+{
+	size_t r = begin_rec(d, 10, 2);
+
+	put32x2(d, 100, 100);
+	put64(d, start);
+	put64(d, len);
+	put64(d, 0);
+	put32x2(d, 8, 1);
+	put64(d, 1234);
+	put64(d, 5);
+	put32x2(d, 5, 2);
+	append(d, path, strlen(path) + 1);
+	trailer(d, 100, time, 0);
+	end_rec(d, r);
+}
+
+/*
+ * A range mapped again later: a sample names the file mapped there at its
+ * time, whichever answered the sample before it (the walk remembers the
+ * last answer per task and must know when that no longer holds).
+ */
+TEST(user_map_replaced_later)
+{
+	static const uint8_t empty_recording[64] = "SECMAPv1\001\000\000\000\100";
+	static const struct { uint64_t ip, time; const char *dso; } want[] = {
+		{ 0x400100, 2000, "/a" },
+		{ 0x400200, 6000, "/b" },	/* after the remap */
+		{ 0x400300, 3000, "/a" },	/* before it, after an answer of /b */
+		{ 0x400400, 4000, "/a" },
+		{ 0x410000, 4500, "/c" },	/* another map, beside them */
+		{ 0x400500, 5000, "/b" },	/* the remap's own time */
+		{ 0x400600, 500, "/a" },	/* before any map: the earliest there */
+	};
+	char rec_path[] = "/tmp/perf_data_test.rec.XXXXXX", data_path[64];
+	struct resolver_args args = { .no_ko = true, .quiet = true };
+	struct bytes d = { 0 }, f;
+	struct sample_walk *w;
+	struct sample smp;
+	size_t i, n = 0, r;
+	int fd, ret;
+
+	put_mmap2(&d, 0x400000, 0x10000, "/a", 1000);
+	put_mmap2(&d, 0x410000, 0x1000, "/c", 1000);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		r = begin_rec(&d, 9, 2);		/* SAMPLE, user, pid 100 */
+		put64(&d, want[i].ip);
+		put32x2(&d, 100, 100);
+		put64(&d, want[i].time);
+		put32x2(&d, 0, 0);
+		put64(&d, 250000);
+		put64(&d, 0);
+		end_rec(&d, r);
+	}
+	/* In the file after the samples, as another CPU's buffer may put it. */
+	put_mmap2(&d, 0x400000, 0x10000, "/b", 5000);
+	f = make_file(&simple_ev, 1, &d);
+	snprintf(data_path, sizeof(data_path), "%s", write_file(&f));
+	fd = mkstemp(rec_path);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(64, write(fd, empty_recording, 64));
+	close(fd);
+	args.input = data_path;
+	args.map = rec_path;
+
+	ASSERT_EQ(0, sample_walk_open(&args, false, &w));
+	while ((ret = sample_walk_next(w, &smp)) == 1) {
+		ASSERT_GT(sizeof(want) / sizeof(want[0]), n);
+		EXPECT_EQ(want[n].ip, smp.frame.ip);
+		EXPECT_STREQ(want[n].dso, smp.frame.dso);
+		n++;
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(sizeof(want) / sizeof(want[0]), n);
+	sample_walk_close(w);
+	unlink(data_path);
+	unlink(rec_path);
+	free(d.p);
+	free(f.p);
+}
+
 TEST_HARNESS_MAIN
