@@ -12,8 +12,9 @@
 #   $SECMAP_CACHE/linux-source/                                   harness headers, checkpatch
 #   $SECMAP_CACHE/perf/{host,sid}                                 path of the real perf ELF
 #                                                                 (host; inside the sid root)
-#   $SECMAP_CACHE/consumers/node_modules                          speedscope, playwright-core:
-#                                                                 a reader of perf script output
+#   $SECMAP_CACHE/consumers/node_modules                          speedscope, playwright-core,
+#                                                                 @firefox-devtools/profiler-cli:
+#                                                                 readers of perf script output
 set -euo pipefail
 
 CACHE=${SECMAP_CACHE:-/var/cache/secmap}
@@ -221,13 +222,14 @@ build_debug_kernel() {
 }
 
 # The npm packages of scripts/consumers/package-lock.json, for the test that
-# loads secmap script's output into speedscope (in Debian's Chromium).
+# loads secmap script's output into speedscope (in Debian's Chromium)
+# and the Firefox Profiler (its command-line client, run by Debian's node).
 install_consumers() {
 	local src dir=$CACHE/consumers stamp
 	src=$(cd "$(dirname "$0")/consumers" && pwd)
 	stamp=$(cat "$src/package.json" "$src/package-lock.json" | sha256sum | cut -c1-16)
 	[ "$(cat "$dir/ready" 2>/dev/null)" = "$stamp" ] && return
-	log "installing speedscope and playwright-core from npm in $dir"
+	log "installing speedscope, playwright-core and profiler-cli from npm in $dir"
 	rm -rf "$dir" && mkdir -p "$dir"
 	cp "$src/package.json" "$src/package-lock.json" "$dir/"
 	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >"$dir/npm.log" 2>&1) ||

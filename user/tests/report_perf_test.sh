@@ -209,6 +209,27 @@ else
 	ok "report: speedscope reads secmap script -g # SKIP speedscope, playwright-core or Chromium not installed (scripts/setup.sh installs them)"
 fi
 
+# Another reader, unchanged: the Firefox Profiler's own importer, through
+# its command-line client, must make the same kernel functions (self and
+# total samples) of secmap script -g's text as of perf script's, thread by
+# thread (the threads with the most samples).
+cli=$consumers/@firefox-devtools/profiler-cli/dist/profiler-cli.js
+if command -v node >/dev/null && [ -f "$cli" ]; then
+	[ -f cc-perf.txt ] || "$perf" script -i host-callchain.data >cc-perf.txt 2>/dev/null
+	[ -f cc-ours.txt ] ||
+		"$secmap" script -i host-callchain.data -m rec.data >cc-ours.txt 2>/dev/null
+	bash "$here/firefox_functions.sh" "$cli" cc-perf.txt >ff-perf.txt 2>err &&
+		bash "$here/firefox_functions.sh" "$cli" cc-ours.txt >ff-ours.txt 2>>err
+	last=$?
+	sed 's/^/# /' err
+	cnt=$([ $last -eq 0 ] && wc -l <ff-perf.txt || echo 0)
+	check "report: the Firefox Profiler reads secmap script -g as perf script's: $cnt kernel functions, the same samples" \
+		both_same "$cnt" ff-perf.txt ff-ours.txt
+	cmp -s ff-perf.txt ff-ours.txt || diff ff-perf.txt ff-ours.txt | head -4 | sed 's/^/# /'
+else
+	ok "report: the Firefox Profiler reads secmap script -g # SKIP node or profiler-cli not installed (scripts/setup.sh installs them)"
+fi
+
 # Bad input: one line on stderr, exit 8; usage: exit 2.
 head -c 3000 host-plain.data >cut.data
 "$secmap" report -i cut.data -m rec.data >/dev/null 2>err; last=$?
