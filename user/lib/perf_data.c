@@ -1002,8 +1002,12 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 			 */
 			return avail ? -EBADMSG : 0;
 		}
-		if (pd->skip_samples)
+		if (pd->skip_samples) {
 			step_over_samples(pd);
+			/* The data may end in samples. */
+			if (pd->pos == pd->data_end)
+				continue;
+		}
 		pd->offset = pd->pos;
 		release_behind(pd);
 		if (pd->data_end - pd->pos < 8)

@@ -409,7 +409,6 @@ TEST(each_kind)
 	free(f.p);
 }
 
-/* Every layout-shaping sample_type bit at once; a second sample checks nothing was misread. */
 /*
  * Records are decoded where they lie in the file; a record whose size is
  * not a multiple of 8 puts the next one off alignment, and its callchain
@@ -457,6 +456,64 @@ TEST(callchain_off_alignment)
 	free(d.p);
 }
 
+/* A sample of simple_data()'s layout, kernel mode, at @time. */
+static void put_kernel_sample(struct bytes *d, uint64_t time)
+{
+	size_t r = begin_rec(d, 9, 1);
+
+	put64(d, 0xffffffff81234567ull);
+	put32x2(d, 100, 101);
+	put64(d, time);
+	put32x2(d, 1, 0);
+	put64(d, 250000);
+	put64(d, 0);
+	end_rec(d, r);
+}
+
+/*
+ * A pass that skips samples sees every other record and a clean end, also
+ * where the data section ends in samples with no FINISHED_ROUND after them
+ * (perf record --threads, perf inject).
+ */
+TEST(skipping_samples_to_the_end)
+{
+	struct bytes d = { 0 }, f;
+	struct secmap_perf_record rec;
+	struct secmap_perf_data *pd;
+	size_t r;
+
+	put_kernel_sample(&d, 4000);
+	r = begin_rec(&d, 4, 0);			/* EXIT: other */
+	put32x2(&d, 100, 99);
+	put32x2(&d, 101, 101);
+	put64(&d, 6000);
+	trailer(&d, 100, 6000, 1);
+	end_rec(&d, r);
+	for (int i = 0; i < 3; i++)
+		put_kernel_sample(&d, 7000 + i);
+	f = make_file(&simple_ev, 1, &d);
+
+	ASSERT_EQ(0, open_bytes(&f, &pd));
+	secmap_perf_data_skip_samples(pd, true);
+	ASSERT_EQ(1, secmap_perf_data_next(pd, &rec));
+	EXPECT_EQ(SECMAP_PERF_REC_OTHER, rec.kind);
+	EXPECT_EQ(4, rec.type);
+	EXPECT_EQ(0, secmap_perf_data_next(pd, &rec));
+	secmap_perf_data_close(pd);
+
+	/* And the same file read whole gives the four samples. */
+	ASSERT_EQ(0, open_bytes(&f, &pd));
+	for (int i = 0; i < 5; i++) {
+		ASSERT_EQ(1, secmap_perf_data_next(pd, &rec));
+		EXPECT_EQ(i == 1 ? SECMAP_PERF_REC_OTHER : SECMAP_PERF_REC_SAMPLE, rec.kind);
+	}
+	EXPECT_EQ(0, secmap_perf_data_next(pd, &rec));
+	secmap_perf_data_close(pd);
+	free(f.p);
+	free(d.p);
+}
+
+/* Every layout-shaping sample_type bit at once; a second sample checks nothing was misread. */
 TEST(all_sample_fields)
 {
 	static const uint64_t ids[] = { 5 };
