@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the perf.data data-section reader: any bytes, as a
- * file (through a memfd). Every record handed out is touched in full, so
- * ASan sees a pointer past the record or a string without its NUL.
+ * file (through a memfd), read whole and again with samples skipped. Every
+ * record handed out is touched in full, so ASan sees a pointer past the
+ * record or a string without its NUL.
  *
  *   make -C user fuzz [FUZZ_SECONDS=N]
  */
@@ -49,6 +50,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			i = secmap_perf_data_nr_events(pd);
 		}
 		sum += secmap_perf_data_offset(pd) + secmap_perf_data_unknown_ids(pd);
+		secmap_perf_data_close(pd);
+	}
+	/* Again as secmap report's first pass reads it: samples stepped over. */
+	if (!secmap_perf_data_open(path, &pd)) {
+		secmap_perf_data_skip_samples(pd, true);
+		while (secmap_perf_data_next(pd, &rec) == 1) {
+			if (rec.kind == SECMAP_PERF_REC_SAMPLE)
+				abort();
+			if (rec.filename)
+				sum += strlen(rec.filename);
+		}
 		secmap_perf_data_close(pd);
 	}
 	sink += sum;
