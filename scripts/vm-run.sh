@@ -114,7 +114,7 @@ for i in range(1, count + 1):
     with open(f"{outdir}/{name.decode()}.ko", "wb") as f:
         f.write(template.replace(b"secmap_bench_0000", name))
 PY
-	cp "$build/guest/bench/bench" "$build/guest/bench/record_bench.sh" "$root/bench/"
+	cp "$build/guest/bench/"{bench,bench_noop,record_bench.sh} "$root/bench/"
 	# The whole modules.dep, as installed, rather than the tests' few lines:
 	# secmap dump reads it to find .ko files, and should pay what it pays
 	# on a real system. Entries for modules not copied in are never opened.
