@@ -252,6 +252,18 @@ static void trailer(struct bytes *b, uint32_t pid, uint64_t time, uint32_t cpu)
 	put32x2(b, cpu, 0);
 }
 
+/* An EXIT record at 6000: a kind the reader hands out as "other". */
+static void put_exit(struct bytes *d)
+{
+	size_t r = begin_rec(d, 4, 0);
+
+	put32x2(d, 100, 99);
+	put32x2(d, 101, 101);
+	put64(d, 6000);
+	trailer(d, 100, 6000, 1);
+	end_rec(d, r);
+}
+
 /* One record of each kind simple_ev's file can hold. */
 static struct bytes simple_data(void)
 {
@@ -310,12 +322,7 @@ static struct bytes simple_data(void)
 	put64(&d, 0xffffffff81000010ull);
 	end_rec(&d, r);
 
-	r = begin_rec(&d, 4, 0);			/* EXIT: other */
-	put32x2(&d, 100, 99);
-	put32x2(&d, 101, 101);
-	put64(&d, 6000);
-	trailer(&d, 100, 6000, 1);
-	end_rec(&d, r);
+	put_exit(&d);
 
 	r = begin_rec(&d, 68, 0);			/* FINISHED_ROUND */
 	end_rec(&d, r);
@@ -480,15 +487,9 @@ TEST(skipping_samples_to_the_end)
 	struct bytes d = { 0 }, f;
 	struct secmap_perf_record rec;
 	struct secmap_perf_data *pd;
-	size_t r;
 
 	put_kernel_sample(&d, 4000);
-	r = begin_rec(&d, 4, 0);			/* EXIT: other */
-	put32x2(&d, 100, 99);
-	put32x2(&d, 101, 101);
-	put64(&d, 6000);
-	trailer(&d, 100, 6000, 1);
-	end_rec(&d, r);
+	put_exit(&d);
 	for (int i = 0; i < 3; i++)
 		put_kernel_sample(&d, 7000 + i);
 	f = make_file(&simple_ev, 1, &d);
