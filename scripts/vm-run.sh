@@ -64,7 +64,7 @@ module_name() { local b=${1##*/}; b=${b%%.ko*}; echo "${b//-/_}"; }
 
 # modules.dep: "path: dep1 dep2"; deps are loaded last-listed first.
 dep_line() {
-	grep -E "(^|/)$1\.ko[^:]*:" "$moddir/modules.dep" | head -n 1 | grep . ||
+	grep -m 1 -E "(^|/)$1\.ko[^:]*:" "$moddir/modules.dep" ||
 		die "module $1 not in $moddir/modules.dep"
 }
 declare -A loaded=()
@@ -143,7 +143,9 @@ perf=$(cat "$CACHE/perf/host" 2>/dev/null) || die "no perf recorded; run scripts
 cp "$perf" "$root/bin/perf"
 elfs+=("$root/bin/perf")
 # secmap opens libarchive only when archive runs (dlopen): not in its ldd.
-archive_lib=$(ldconfig -p | awk '/libarchive\.so\.13 .*x86-64/ { print $NF; exit }')
+# awk reads to the end: had it exited at its match, ldconfig, still
+# writing, could die of SIGPIPE and pipefail end this script silently.
+archive_lib=$(ldconfig -p | awk '/libarchive\.so\.13 .*x86-64/ && !found { print $NF; found = 1 }')
 [ -n "$archive_lib" ] || die "libarchive.so.13 not found; run scripts/setup.sh"
 elfs+=("$archive_lib")
 # The shared libraries (and loader) the binaries need, at the same paths.
