@@ -239,13 +239,23 @@ install_consumers() {
 
 mkdir -p "$CACHE/kernels"
 install_host_packages
+# The debug kernel's build (both cores, ~10 minutes on a fresh machine) runs
+# while the steps below wait on the network and the disk.
+# Its own process group (set -m), so that a step failing below takes the
+# whole build (make and the compilers) down with this script.
+set -m
+build_debug_kernel &
+debug_pid=$!
+set +m
+trap 'kill -- -"$debug_pid" 2>/dev/null || true' EXIT
 install_consumers
 fetch_bookworm_kernel 6.1 linux-image-cloud-amd64
 fetch_bookworm_kernel 6.12 linux-image-6.12-cloud-amd64
 extract_linux_source
 prepare_sid_root
 locate_perf
-build_debug_kernel
+wait "$debug_pid" || die "the debug kernel was not built (its error is above)"
+trap - EXIT
 for k in 6.1 6.12 sid 6.12-debug; do
 	log "kernel $k: $(cat "$CACHE/kernels/$k/release")"
 done
