@@ -263,7 +263,11 @@ static int cmp_comm_time(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
-/* @t's comm at @time: the last one set at or before it, else its first. */
+/*
+ * @t's comm at @time: the last one set at or before it; NULL before the
+ * first, as perf, which names a thread only from the COMM or FORK it has
+ * replayed by then (one lost under load leaves samples before the next).
+ */
 static const char *comm_at(const struct task *t, uint64_t time)
 {
 	size_t i;
@@ -271,7 +275,16 @@ static const char *comm_at(const struct task *t, uint64_t time)
 	for (i = t->nr_comms; i-- > 0;)
 		if (t->comms[i].time <= time)
 			return t->comms[i].comm;
-	return t->nr_comms ? t->comms[0].comm : NULL;
+	return NULL;
+}
+
+/* perf's name for a thread it knows no COMM of: ":TID" (":-1" for a sample of no task). */
+static const char *unnamed_comm(struct sample_walk *w, int32_t tid)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), ":%d", (int)tid);
+	return intern(&w->strings, name);
 }
 
 /* A FORK record, applied once every MMAP and COMM is known. */
@@ -633,8 +646,10 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 		t = w->last_task;
 		s->comm = t && (rec.fields & SAMPLE_TID) ? comm_at(t, time) : NULL;
 		/* The idle task never has a COMM record; perf calls it swapper. */
-		if (!s->comm)
-			s->comm = rec.pid == 0 ? "swapper" : ":unknown";
+		if (!s->comm && rec.pid == 0)
+			s->comm = "swapper";
+		else if (!s->comm && !(s->comm = unnamed_comm(w, rec.tid)))
+			goto nomem;
 		kernel = rec.cpumode == CPUMODE_KERNEL;
 		/* s->frame is zeroed with the rest of *s: filled once, not cleared twice. */
 		if (rec.cpumode == CPUMODE_KERNEL || rec.cpumode == CPUMODE_USER) {

@@ -888,6 +888,43 @@ TEST(byte_flips)
 	free(d.p);
 }
 
+/* The paths of a perf.data and an empty recording beside it, for the walk. */
+struct walk_files {
+	char data[64];
+	char rec[64];
+};
+
+/* report and script's walk over simple_ev's file of @d, with no module maps. */
+static int open_walk(const struct bytes *d, struct walk_files *files, struct sample_walk **w)
+{
+	static const uint8_t empty_recording[64] = "SECMAPv1\001\000\000\000\100";
+	struct resolver_args args = { .no_ko = true, .quiet = true };
+	struct bytes f = make_file(&simple_ev, 1, d);
+	int fd;
+
+	snprintf(files->data, sizeof(files->data), "%s", write_file(&f));
+	free(f.p);
+	strcpy(files->rec, "/tmp/perf_data_test.rec.XXXXXX");
+	fd = mkstemp(files->rec);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, empty_recording, 64) != 64) {
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	args.input = files->data;
+	args.map = files->rec;
+	return sample_walk_open(&args, false, w);
+}
+
+static void close_walk(struct walk_files *files, struct sample_walk *w)
+{
+	sample_walk_close(w);
+	unlink(files->data);
+	unlink(files->rec);
+}
+
 /*
  * report and script's walk: a process forked by a child that was itself
  * forked while recording. perf writes each CPU's buffer in turn, so the
@@ -897,14 +934,12 @@ TEST(byte_flips)
  */
 TEST(forks_applied_in_time_order)
 {
-	static const uint8_t empty_recording[64] = "SECMAPv1\001\000\000\000\100";
-	char rec_path[] = "/tmp/perf_data_test.rec.XXXXXX", data_path[64];
-	struct resolver_args args = { .no_ko = true, .quiet = true };
-	struct bytes d = { 0 }, f;
+	const char *dso[2] = { NULL, NULL }, *comm = NULL;
+	struct walk_files files;
+	struct bytes d = { 0 };
 	struct sample_walk *w;
 	struct sample smp;
-	const char *dso[2] = { NULL, NULL }, *comm = NULL;
-	int fd, n = 0, ret;
+	int n = 0, ret;
 	size_t r;
 
 	r = begin_rec(&d, 3, 0);			/* COMM, synthesized at start */
@@ -958,16 +993,7 @@ TEST(forks_applied_in_time_order)
 		put64(&d, 0);				/* no callchain */
 		end_rec(&d, r);
 	}
-	f = make_file(&simple_ev, 1, &d);
-	snprintf(data_path, sizeof(data_path), "%s", write_file(&f));
-	fd = mkstemp(rec_path);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(64, write(fd, empty_recording, 64));
-	close(fd);
-	args.input = data_path;
-	args.map = rec_path;
-
-	ASSERT_EQ(0, sample_walk_open(&args, false, &w));
+	ASSERT_EQ(0, open_walk(&d, &files, &w));
 	while ((ret = sample_walk_next(w, &smp)) == 1 && n < 2) {
 		dso[n++] = smp.frame.dso;
 		comm = smp.comm;
@@ -976,11 +1002,56 @@ TEST(forks_applied_in_time_order)
 	EXPECT_STREQ("/usr/bin/parent", dso[0]);
 	EXPECT_STREQ("[unknown]", dso[1]);
 	EXPECT_STREQ("parent", comm);
-	sample_walk_close(w);
-	unlink(data_path);
-	unlink(rec_path);
+	close_walk(&files, w);
 	free(d.p);
-	free(f.p);
+}
+
+/*
+ * A thread's name before its first COMM (its FORK lost under load, say)
+ * is perf's ":TID", not the name it takes later; a sample of no task
+ * (pid and tid -1) is ":-1"; the idle task is swapper.
+ */
+TEST(comm_unknown_until_recorded)
+{
+	static const struct {
+		int32_t pid;
+		uint64_t time;
+		const char *comm;
+	} want[] = {
+		{ 400, 3000, ":401" }, { 400, 6000, "late" }, { -1, 6001, ":-1" },
+		{ 0, 6002, "swapper" },
+	};
+	struct walk_files files;
+	struct bytes d = { 0 };
+	struct sample_walk *w;
+	struct sample smp;
+	size_t r, i, n = 0;
+	int ret;
+
+	r = begin_rec(&d, 3, 0x2000);			/* COMM, exec, at 5000 */
+	put32x2(&d, 400, 401);
+	append(&d, "late\0\0\0", 8);
+	trailer(&d, 400, 5000, 0);
+	end_rec(&d, r);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		r = begin_rec(&d, 9, 2);		/* SAMPLE, user */
+		put64(&d, 0x400100);
+		put32x2(&d, want[i].pid, want[i].pid < 0 ? -1 : want[i].pid + 1);
+		put64(&d, want[i].time);
+		put32x2(&d, 0, 0);
+		put64(&d, 250000);
+		put64(&d, 0);				/* no callchain */
+		end_rec(&d, r);
+	}
+	ASSERT_EQ(0, open_walk(&d, &files, &w));
+	while ((ret = sample_walk_next(w, &smp)) == 1 && n < sizeof(want) / sizeof(want[0])) {
+		EXPECT_STREQ(want[n].comm, smp.comm) TH_LOG("sample %zu", n);
+		n++;
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(sizeof(want) / sizeof(want[0]), n);
+	close_walk(&files, w);
+	free(d.p);
 }
 
 /* An MMAP2 of pid 100: @len bytes at @start of @path, made at @time. */
