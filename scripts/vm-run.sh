@@ -132,6 +132,7 @@ cp "$build/guest/secmap" "$root/bin/secmap"
 cp "$build/guest/tests/"* "$root/tests/"
 mkdir -p "$root/lib/secmap"
 cp "$top/scripts/tap.sh" "$root/lib/secmap/tap.sh"
+cp "$top/selftests/secmap/vm_util.sh" "$root/lib/secmap/vm_util.sh"
 # Programs whose libraries come along (the tests include shell scripts).
 elfs=("$root/bin/secmap")
 for t in "$root/tests/"*; do

@@ -14,6 +14,8 @@ out=/out
 tmp=/tmp/rec
 mkdir -p "$out" "$tmp"
 . /lib/secmap/tap.sh
+# shellcheck source=vm_util.sh
+. /lib/secmap/vm_util.sh
 
 if ! command -v perf >/dev/null; then
 	echo "# perf is not in the VM image; recording tests need it"
@@ -31,7 +33,9 @@ capture() {
 		m=${m##*/}
 		for f in "$d"/.* "$d"/*; do
 			[ -f "$f" ] || continue
-			echo "$m ${f##*/} $(cat "$f")"
+			# read, not $(cat): a fork per file is seconds under TCG.
+			read -r addr <"$f"
+			echo "$m ${f##*/} $addr"
 		done
 	done >"/out/sysfs-$1.txt"
 }
@@ -133,7 +137,7 @@ check "record: an interrupted recording is complete" sh -c 'secmap show -i /tmp/
 secmap monitor -j --timeout-ms 4000 >"$out/monitor-reload.jsonl" \
 	2>"$out/monitor-reload.stderr" &
 monitor_pid=$!
-sleep 0.5
+wait_subscribed $monitor_pid || echo "# monitor not seen subscribed after 20 s"
 secmap record -q --no-kallsyms -o "$tmp/reload.data" -- sh -c "
 	sleep 1; rmmod secmap; insmod $mods/secmap_test_late.ko; sleep 1
 	insmod $mods/secmap.ko; sleep 2; rmmod secmap_test_late; sleep 1" 2>"$out/reload.stderr"
@@ -175,16 +179,18 @@ check "record: secmap archive packs the recording's modules (exit 0 or 7: some n
 	[ $rc -eq 0 -o $rc -eq 7 ]
 
 # A starved reader: stopped while modules come and go, it must resync. A
-# small receive buffer (SO_RCVBUF is capped by rmem_max) makes sure it overruns.
+# small receive buffer (SO_RCVBUF is capped by rmem_max) makes sure it
+# overruns: 16 KiB, which 60 cycles (180 events, each skb 1 KiB or more)
+# overflow many times over.
 rmem=$(cat /proc/sys/net/core/rmem_max)
 echo 8192 >/proc/sys/net/core/rmem_max
 secmap record -q --no-kallsyms -o "$tmp/loss.data" &
 pid=$!
-sleep 2
+wait_subscribed $pid || echo "# recorder not seen subscribed after 20 s"
 echo "$rmem" >/proc/sys/net/core/rmem_max
 kill -STOP $pid
 i=0
-while [ $i -lt 300 ]; do
+while [ $i -lt 60 ]; do
 	insmod $mods/secmap_test_late.ko && rmmod secmap_test_late
 	i=$((i + 1))
 done

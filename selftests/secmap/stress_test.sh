@@ -12,6 +12,8 @@ mods=/lib/modules/secmap
 tmp=/tmp/stress
 mkdir -p "$tmp"
 . /lib/secmap/tap.sh
+# shellcheck source=vm_util.sh
+. /lib/secmap/vm_util.sh
 
 cycles=$(cat /etc/secmap/stress-cycles 2>/dev/null || echo 100)
 reloads=3
@@ -20,7 +22,8 @@ grep -q '^secmap ' /proc/modules || insmod $mods/secmap.ko
 secmap monitor -j --timeout-ms 5000 >"$tmp/monitor.jsonl" 2>"$tmp/monitor.err" &
 monitor_pid=$!
 # The monitor's first line is its subscription's snapshot (a resync would
-# not be written for it): wait until secmap answers, then a moment more.
+# not be written for it): wait until it has subscribed, then a moment more.
+wait_subscribed $monitor_pid || echo "# monitor not seen subscribed after 20 s"
 sleep 1
 
 # Dumps beside the cycles, counted by outcome and by the source used:

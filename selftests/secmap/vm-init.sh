@@ -79,9 +79,10 @@ test)
 	fi
 	for t in /tests/*; do
 		rc=0
+		t0=$(date +%s)
 		"$t" >&3 2>&3 || rc=$?
 		# A crash mid-run leaves no "not ok" line; count the exit status too.
-		if [ $rc -eq 0 ]; then say "ok - ${t##*/} ran to completion"
+		if [ $rc -eq 0 ]; then say "ok - ${t##*/} ran to completion ($(($(date +%s) - t0)) s)"
 		else say "not ok - ${t##*/} exited with status $rc"; fi
 		kmemleak_check "${t##*/}"
 	done
