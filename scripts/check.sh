@@ -39,8 +39,11 @@ tap_result guest.tap $static_rc "secmap CLI and selftests for the VMs build"
 [ $static_rc -eq 0 ] || cat "$build/guest/build.log"
 
 # The VM lane runs in the background, its output kept for the end; its
-# steps write their own TAP files, as the host lane's do.
+# steps write their own TAP files, as the host lane's do. Non-zero if a
+# kernel's VM left no results.
 vm_lane() {
+	local missing=0
+
 	for k in $KERNELS; do
 		step "kernel $k: build"
 		bash scripts/kbuild.sh "$k" "$build/kernels/$k" C=1
@@ -52,16 +55,25 @@ vm_lane() {
 		fi
 		step "kernel $k: VM"
 		bash scripts/vm-run.sh "$k" test "$build" || echo "not ok - $k: vm-run.sh failed" >>"$build/vm/$k/results.tap"
-		cp "$build/vm/$k/results.tap" "$tapdir/vm-$k.tap"
+		cp "$build/vm/$k/results.tap" "$tapdir/vm-$k.tap" || missing=1
 		head -n 2 "$tapdir/vm-$k.tap"
 		grep -E '^not ok' "$tapdir/vm-$k.tap" || true
 	done
+	return $missing
 }
 vm_log=$build/vm-lane.log
-{ vm_lane; echo "VM lane: $(($(date +%s) - start))s after the start"; } >"$vm_log" 2>&1 &
+# In a process group of its own (set -m), so that it can be stopped whole
+# with this script (vm-run.sh then stops its qemu).
+set -m
+{
+	vm_lane
+	lane_rc=$?
+	echo "VM lane: $(($(date +%s) - start))s after the start"
+	exit $lane_rc
+} >"$vm_log" 2>&1 </dev/null &
 vm_pid=$!
-# Background jobs ignore SIGINT here: stop the lane (and its qemu) with us.
-trap 'trap - INT TERM; kill 0' INT TERM
+set +m
+trap 'kill -- -"$vm_pid" 2>/dev/null; exit 130' INT TERM
 
 step "checkpatch --strict"
 # compat.h exists to key shims on LINUX_VERSION_CODE, which checkpatch discourages.
@@ -113,7 +125,8 @@ echo "host lane: $(($(date +%s) - start))s after the start"
 
 step "VM lane (ran beside the host lane)"
 wait "$vm_pid"
-tap_result vm-lane.tap $? "the VM lane ran to its end"
+tap_result vm-lane.tap $? "the VM lane ran to its end, with results from every VM"
+trap - INT TERM
 cat "$vm_log"
 
 step "summary"

@@ -244,7 +244,7 @@ install_host_packages
 # Its own process group (set -m), so that a step failing below takes the
 # whole build (make and the compilers) down with this script.
 set -m
-build_debug_kernel &
+build_debug_kernel </dev/null &
 debug_pid=$!
 set +m
 trap 'kill -- -"$debug_pid" 2>/dev/null || true' EXIT

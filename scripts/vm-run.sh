@@ -179,11 +179,19 @@ prep=$(echo "$(date +%s.%N) - $prep_start" | bc)
 
 start=$(date +%s.%N)
 rc=0
+# timeout runs in a process group of its own, which a signal to ours does
+# not reach: should this script be stopped, it stops timeout, which stops qemu.
 timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
 	-nodefaults -display none -no-reboot -monitor none -nic none \
 	-serial "file:$vm/console.log" -serial "file:$vm/out.log" -serial "file:$vm/files.b64" \
 	-kernel "$(readlink -f "$kernel/vmlinuz")" -initrd "$vm/initramfs.cpio" \
-	-append "console=ttyS0 panic=-1 ignore_loglevel" || rc=$?
+	-append "console=ttyS0 panic=-1 ignore_loglevel" &
+qemu_pid=$!
+trap 'kill "$qemu_pid" 2>/dev/null' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+wait "$qemu_pid" || rc=$?
+trap - EXIT INT TERM
 # Serial lines end in CRLF.
 sed -i 's/\r$//' "$vm/console.log" "$vm/out.log"
 elapsed=$(echo "$(date +%s.%N) - $start" | bc)

@@ -3,16 +3,18 @@
 # /lib/secmap/vm_util.sh.
 
 # wait_subscribed PID [TENTHS]: wait (20 s by default) until process PID
-# holds a generic netlink socket that has joined a multicast group, as
-# secmap monitor and record do once they listen for events. A fixed sleep
-# is not enough under TCG on a loaded host. Fails if it never does (or if
-# the group's id is 32 or more: /proc/net/netlink shows the first 32).
+# holds a generic netlink socket that has joined a multicast group other
+# than nlctrl's "notify" (id 16, Groups 00008000, which secmap's family
+# watch joins first), as secmap monitor and record do once they listen for
+# events. A fixed sleep is not enough under TCG on a loaded host. Fails if
+# it never does (or if the group's id is 32 or more: /proc/net/netlink
+# shows the first 32).
 wait_subscribed() {
 	local pid=$1 tenths=${2:-200} i=0 inode
 
 	while [ $i -lt "$tenths" ]; do
 		# sk Eth Pid Groups Rmem Wmem Dump Locks Drops Inode; 16: NETLINK_GENERIC.
-		for inode in $(awk '$2 == 16 && $4 != "00000000" { print $10 }' /proc/net/netlink); do
+		for inode in $(awk '$2 == 16 && $4 != "00000000" && $4 != "00008000" { print $10 }' /proc/net/netlink); do
 			ls -l "/proc/$pid/fd" 2>/dev/null | grep -qF "socket:[$inode]" && return 0
 		done
 		sleep 0.1

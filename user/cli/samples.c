@@ -267,6 +267,9 @@ static int cmp_comm_time(const void *a, const void *b)
  * @t's comm at @time: the last one set at or before it; NULL before the
  * first, as perf, which names a thread only from the COMM or FORK it has
  * replayed by then (one lost under load leaves samples before the next).
+ * Names are kept per process here, where perf keeps them per thread: a
+ * thread renamed alone (prctl) renames its process, and one of a named
+ * process that perf never saw start is named after the process, not ":TID".
  */
 static const char *comm_at(const struct task *t, uint64_t time)
 {
