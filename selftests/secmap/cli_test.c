@@ -5,7 +5,6 @@
  * monitor following loads and unloads, and the sysfs fallback agreeing
  * with netlink.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <spawn.h>
@@ -132,58 +131,16 @@ TEST(dump_refuses_a_mismatching_ko)
 	json_object_put(root);
 }
 
-/*
- * nlctrl's "notify" group (id 16: bit 15 of /proc/net/netlink's Groups),
- * which secmap's family watch joins before it subscribes to secmap's.
- */
-#define NLCTRL_NOTIFY_BIT 0x8000ul
-
-/* Does @pid hold a generic netlink socket that has joined a group other than nlctrl's? */
-static bool joined_a_group(pid_t pid)
-{
-	char path[64], link[64], line[256];
-	unsigned long inode, groups;
-	bool joined = false;
-	struct dirent *d;
-	FILE *f;
-	DIR *dir;
-	int proto;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	dir = opendir(path);
-	f = fopen("/proc/net/netlink", "r");
-	/* sk Eth Pid Groups Rmem Wmem Dump Locks Drops Inode; Groups: the first 32. */
-	while (dir && f && !joined && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %d %*s %lx %*s %*s %*s %*s %*s %lu", &proto, &groups,
-			   &inode) != 3 || proto != NETLINK_GENERIC || !(groups & ~NLCTRL_NOTIFY_BIT))
-			continue;
-		rewinddir(dir);
-		while (!joined && (d = readdir(dir))) {
-			ssize_t n;
-
-			n = readlinkat(dirfd(dir), d->d_name, link, sizeof(link) - 1);
-			if (n <= 0)
-				continue;
-			link[n] = '\0';
-			snprintf(path, sizeof(path), "socket:[%lu]", inode);
-			joined = !strcmp(link, path);
-		}
-	}
-	if (f)
-		fclose(f);
-	if (dir)
-		closedir(dir);
-	return joined;
-}
-
 TEST(monitor_follows_load_and_unload)
 {
 	static const char * const want[] = { "new", "live", "gone" };
 	char *argv[] = { SECMAP_CLI, "monitor", "-j", "--count", "3", "--timeout-ms", "20000", NULL };
 	posix_spawn_file_actions_t fa;
 	char line[65536];
-	int i, seen = 0, waited, status, out[2];
+	int i, seen = 0, status, out[2];
 	uint64_t last_seq = 0;
+	bool subscribed;
+	char wait_cmd[96];
 	FILE *mon;
 	pid_t pid;
 
@@ -199,15 +156,14 @@ TEST(monitor_follows_load_and_unload)
 	ASSERT_NE(NULL, mon);
 	/*
 	 * The load must come after the subscription: wait for the socket to
-	 * join the group rather than for a time, which a loaded host (TCG)
-	 * can stretch past any guess.
+	 * join the group (the shell tests' helper) rather than for a time,
+	 * which a loaded host (TCG) can stretch past any guess.
 	 */
-	for (waited = 0; waited < 10000 && !joined_a_group(pid); waited += 20) {
-		ASSERT_EQ(0, waitpid(pid, &status, WNOHANG)) TH_LOG("monitor exited, status %#x",
-								     status);
-		usleep(20 * 1000);
-	}
-	ASSERT_GT(10000, waited) TH_LOG("monitor not subscribed after 10 s");
+	snprintf(wait_cmd, sizeof(wait_cmd), ". /lib/secmap/vm_util.sh && wait_subscribed %d 100",
+		 (int)pid);
+	subscribed = system(wait_cmd) == 0;
+	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG)) TH_LOG("monitor exited, status %#x", status);
+	ASSERT_TRUE(subscribed) TH_LOG("monitor not subscribed after 10 s");
 	ASSERT_EQ(0, load_module(LATE_KO));
 	ASSERT_EQ(0, unload_module("secmap_test_late"));
 	for (i = 0; i < 3 && fgets(line, sizeof(line), mon); i++) {

@@ -8,11 +8,13 @@
 # watch joins first), as secmap monitor and record do once they listen for
 # events. A fixed sleep is not enough under TCG on a loaded host. Fails if
 # it never does (or if the group's id is 32 or more: /proc/net/netlink
-# shows the first 32).
+# shows the first 32), and at once if PID exits (or is a zombie) first.
 wait_subscribed() {
 	local pid=$1 tenths=${2:-200} i=0 inode
 
 	while [ $i -lt "$tenths" ]; do
+		grep -qE '^State:[[:space:]]+[ZX]' "/proc/$pid/status" 2>/dev/null ||
+			[ ! -e "/proc/$pid" ] && return 1
 		# sk Eth Pid Groups Rmem Wmem Dump Locks Drops Inode; 16: NETLINK_GENERIC.
 		for inode in $(awk '$2 == 16 && $4 != "00000000" && $4 != "00008000" { print $10 }' /proc/net/netlink); do
 			ls -l "/proc/$pid/fd" 2>/dev/null | grep -qF "socket:[$inode]" && return 0
