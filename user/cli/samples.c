@@ -17,6 +17,7 @@
 #define PERF_CONTEXT_MAX	((uint64_t)-4095)
 #define PERF_CONTEXT_KERNEL	((uint64_t)-128)
 #define PERF_CONTEXT_USER	((uint64_t)-512)
+#define PERF_CONTEXT_HV		((uint64_t)-32)
 #define CPUMODE_KERNEL		1
 #define CPUMODE_USER		2
 #define SAMPLE_TIME		(1ULL << 2)
@@ -614,6 +615,7 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 	static const struct event_info no_event = { .period = 1 };
 	const struct event_info *ev;
 	const struct task *t;
+	enum { CHAIN_USER, CHAIN_KERNEL, CHAIN_HV } mode;
 	size_t i, n;
 	uint64_t time;
 	bool kernel;
@@ -672,18 +674,38 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 			w->chain = c;
 			w->chain_cap = rec.nr_callchain;
 		}
+		/*
+		 * Read as perf reads a chain: addresses are the user's until a
+		 * marker says otherwise; the hypervisor's are nobody's to name;
+		 * any other marker (a guest's, or a word of a broken user stack
+		 * that falls in the markers' range) makes the whole chain
+		 * corrupt, and perf drops it, keeping the sample.
+		 */
+		mode = CHAIN_USER;
 		for (i = 0, n = 0; i < rec.nr_callchain && n < MAX_STACK; i++) {
 			uint64_t ip = rec.callchain[i];
 
 			if (ip >= PERF_CONTEXT_MAX) {
-				kernel = ip == PERF_CONTEXT_KERNEL;
-				if (ip != PERF_CONTEXT_KERNEL && ip != PERF_CONTEXT_USER)
-					break;	/* guest frames: not ours to name */
+				if (ip == PERF_CONTEXT_KERNEL)
+					mode = CHAIN_KERNEL;
+				else if (ip == PERF_CONTEXT_USER)
+					mode = CHAIN_USER;
+				else if (ip == PERF_CONTEXT_HV)
+					mode = CHAIN_HV;
+				else {
+					n = 0;
+					break;
+				}
 				continue;
 			}
 			w->chain[n] = empty_sample.frame;
-			if (resolve_frame(w, t, ip, time, kernel, &w->chain[n]))
+			if (mode == CHAIN_HV) {
+				w->chain[n].ip = ip;
+				w->chain[n].dso = "[unknown]";
+			} else if (resolve_frame(w, t, ip, time, mode == CHAIN_KERNEL,
+						 &w->chain[n])) {
 				goto nomem;
+			}
 			n++;
 		}
 		s->chain = w->chain;

@@ -35,7 +35,7 @@ struct sample {
 	uint64_t period;
 	bool event_callchain;		/* its event records callchains (perf record -g) */
 	struct frame frame;		/* the sample's own ip */
-	const struct frame *chain;	/* callchain, innermost first, markers left out */
+	const struct frame *chain;	/* innermost first, markers left out; none if corrupt */
 	size_t nr_chain;
 };
 

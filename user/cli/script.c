@@ -67,7 +67,8 @@ static void print_sample(FILE *out, const struct sample *s, const char *event, b
 				s->time % 1000000000 / 1000);
 	}
 	fprintf(out, " %10" PRIu64 " %s: ", s->period, event);
-	if (!s->nr_chain) {
+	/* A chain perf found corrupt, or empty, is still a chain: no frame. */
+	if (!s->event_callchain) {
 		fprintf(out, " %16" PRIx64 " ", s->frame.ip);
 		print_sym(out, &s->frame);
 		fprintf(out, " (%s)\n", text_safe(s->frame.dso));

@@ -894,8 +894,12 @@ struct walk_files {
 	char rec[64];
 };
 
-/* report and script's walk over simple_ev's file of @d, with no module maps. */
-static int open_walk(const struct bytes *d, struct walk_files *files, struct sample_walk **w)
+/*
+ * report and script's walk over simple_ev's file of @d, with no module
+ * maps; @flags as sample_walk_open() takes them.
+ */
+static int open_walk(const struct bytes *d, int flags, struct walk_files *files,
+		     struct sample_walk **w)
 {
 	static const uint8_t empty_recording[64] = "SECMAPv1\001\000\000\000\100";
 	struct resolver_args args = { .no_ko = true, .quiet = true };
@@ -915,7 +919,7 @@ static int open_walk(const struct bytes *d, struct walk_files *files, struct sam
 	close(fd);
 	args.input = files->data;
 	args.map = files->rec;
-	return sample_walk_open(&args, false, w);
+	return sample_walk_open(&args, flags, w);
 }
 
 static void close_walk(struct walk_files *files, struct sample_walk *w)
@@ -993,7 +997,7 @@ TEST(forks_applied_in_time_order)
 		put64(&d, 0);				/* no callchain */
 		end_rec(&d, r);
 	}
-	ASSERT_EQ(0, open_walk(&d, &files, &w));
+	ASSERT_EQ(0, open_walk(&d, 0, &files, &w));
 	while ((ret = sample_walk_next(w, &smp)) == 1 && n < 2) {
 		dso[n++] = smp.frame.dso;
 		comm = smp.comm;
@@ -1043,9 +1047,69 @@ TEST(comm_unknown_until_recorded)
 		put64(&d, 0);				/* no callchain */
 		end_rec(&d, r);
 	}
-	ASSERT_EQ(0, open_walk(&d, &files, &w));
+	ASSERT_EQ(0, open_walk(&d, 0, &files, &w));
 	while ((ret = sample_walk_next(w, &smp)) == 1 && n < sizeof(want) / sizeof(want[0])) {
 		EXPECT_STREQ(want[n].comm, smp.comm) TH_LOG("sample %zu", n);
+		n++;
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(sizeof(want) / sizeof(want[0]), n);
+	close_walk(&files, w);
+	free(d.p);
+}
+
+/*
+ * Callchains read as perf reads them: after PERF_CONTEXT_HV a frame is
+ * nobody's ("[unknown]"); any other marker (a guest's, or a word of a
+ * broken user stack in the markers' range, as a JIT's frames give) makes
+ * perf drop the whole chain and keep the sample, so secmap script and
+ * perf script show the same frames.
+ */
+TEST(chain_markers_as_perf_reads_them)
+{
+	static const uint64_t kernel = (uint64_t)-128, user = (uint64_t)-512,
+		hv = (uint64_t)-32, guest = (uint64_t)-2048, stray = (uint64_t)-144;
+	static const struct {
+		uint64_t chain[6];
+		size_t nr, frames;
+	} want[] = {
+		{ { kernel, 0xffffffff81000010, user, 0x400100 }, 4, 2 },
+		{ { kernel, 0xffffffff81000010, user, 0x400100, stray }, 5, 0 },
+		{ { kernel, 0xffffffff81000010, guest, 0x1000 }, 4, 0 },
+		{ { kernel, 0xffffffff81000010, hv, 0x1000 }, 4, 2 },
+		{ { kernel }, 1, 0 },
+	};
+	struct walk_files files;
+	struct bytes d = { 0 };
+	struct sample_walk *w;
+	struct sample smp;
+	size_t r, i, j, n = 0;
+	int ret;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		r = begin_rec(&d, 9, 1);		/* SAMPLE, kernel */
+		put64(&d, 0xffffffff81000010ull);
+		put32x2(&d, 100, 101);
+		put64(&d, 1000 + i);
+		put32x2(&d, 0, 0);
+		put64(&d, 250000);
+		put64(&d, want[i].nr);
+		for (j = 0; j < want[i].nr; j++)
+			put64(&d, want[i].chain[j]);
+		end_rec(&d, r);
+	}
+	ASSERT_EQ(0, open_walk(&d, SAMPLE_WALK_CHAIN, &files, &w));
+	while ((ret = sample_walk_next(w, &smp)) == 1 && n < sizeof(want) / sizeof(want[0])) {
+		EXPECT_TRUE(smp.event_callchain);
+		EXPECT_EQ(want[n].frames, smp.nr_chain) TH_LOG("sample %zu", n);
+		if (smp.nr_chain == 2) {
+			EXPECT_EQ(0xffffffff81000010ull, smp.chain[0].ip);
+			EXPECT_EQ(want[n].chain[3], smp.chain[1].ip);
+		}
+		if (n == 3 && smp.nr_chain == 2) {
+			EXPECT_STREQ("[unknown]", smp.chain[1].dso);
+			EXPECT_EQ(NULL, smp.chain[1].symbol);
+		}
 		n++;
 	}
 	EXPECT_EQ(0, ret);
