@@ -48,14 +48,24 @@ struct comm_at {
 	const char *comm;
 };
 
-/* A process: its comm and its file mappings, latest last. */
+/*
+ * A process (by pid: its file mappings) or a thread (by tid: its names),
+ * as perf keeps them: threads share their process's maps, and each has
+ * its own name (prctl(PR_SET_NAME) renames one thread).
+ */
 struct task {
-	int32_t pid;
-	const char *comm;		/* the first; non-NULL marks the slot used */
+	int32_t id;
+	bool used;
 	struct user_map *maps;		/* by time */
 	size_t nr_maps;
 	struct comm_at *comms;		/* by time */
 	size_t nr_comms;
+};
+
+/* Open addressing by id. */
+struct task_table {
+	struct task *slots;
+	size_t size, nr;
 };
 
 /* What every sample of an event shares, looked up once. */
@@ -73,17 +83,17 @@ struct sample_walk {
 	int status;
 	bool want_chain;
 	struct interned strings;
-	struct task *tasks;		/* open addressing by pid */
-	size_t tasks_size, nr_tasks;
+	struct task_table processes;	/* by pid: maps */
+	struct task_table threads;	/* by tid: names */
 	struct frame *chain;
 	size_t chain_cap;
 	/* resolve_kernel(): the last module answered, and its "[module]" dso */
 	const char *last_module;
 	const char *last_module_dso;
-	/* sample_walk_next(): the last pid looked up, and its task (or NULL) */
-	const struct task *last_task;
-	int32_t last_pid;
-	bool last_task_set;
+	/* sample_walk_next(): the last pid and tid looked up, and their tasks (or NULL) */
+	const struct task *last_task, *last_thread;
+	int32_t last_pid, last_tid;
+	bool last_task_set, last_thread_set;
 	/* resolve_user(): the map that last answered, of which task */
 	const struct task *map_task;
 	size_t map_idx;
@@ -145,42 +155,51 @@ static const char *intern(struct interned *t, const char *s)
 	return t->slots[i];
 }
 
-static struct task *find_task(struct sample_walk *w, int32_t pid, bool create)
+static struct task *find_task(struct task_table *tab, int32_t id, bool create)
 {
 	size_t i;
 
-	if (create && 2 * (w->nr_tasks + 1) > w->tasks_size) {
-		size_t n = w->tasks_size ? 2 * w->tasks_size : 256, j;
-		struct task *tasks = calloc(n, sizeof(*tasks));
+	if (create && 2 * (tab->nr + 1) > tab->size) {
+		size_t n = tab->size ? 2 * tab->size : 256, j;
+		struct task *slots = calloc(n, sizeof(*slots));
 
-		if (!tasks)
+		if (!slots)
 			return NULL;
-		for (j = 0; j < w->tasks_size; j++) {
-			if (!w->tasks[j].comm && !w->tasks[j].nr_maps && !w->tasks[j].pid)
+		for (j = 0; j < tab->size; j++) {
+			if (!tab->slots[j].used)
 				continue;
-			for (i = (uint32_t)w->tasks[j].pid * 2654435761u & (n - 1); tasks[i].comm ||
-			     tasks[i].nr_maps || tasks[i].pid; i = (i + 1) & (n - 1))
+			for (i = (uint32_t)tab->slots[j].id * 2654435761u & (n - 1); slots[i].used;
+			     i = (i + 1) & (n - 1))
 				;
-			tasks[i] = w->tasks[j];
+			slots[i] = tab->slots[j];
 		}
-		free(w->tasks);
-		w->tasks = tasks;
-		w->tasks_size = n;
+		free(tab->slots);
+		tab->slots = slots;
+		tab->size = n;
 	}
-	if (!w->tasks_size)
+	if (!tab->size)
 		return NULL;
-	/* pid 0 with nothing set is an empty slot; a used pid-0 slot has a comm or maps. */
-	for (i = (uint32_t)pid * 2654435761u & (w->tasks_size - 1);
-	     w->tasks[i].comm || w->tasks[i].nr_maps || w->tasks[i].pid;
-	     i = (i + 1) & (w->tasks_size - 1))
-		if (w->tasks[i].pid == pid)
-			return &w->tasks[i];
+	for (i = (uint32_t)id * 2654435761u & (tab->size - 1); tab->slots[i].used;
+	     i = (i + 1) & (tab->size - 1))
+		if (tab->slots[i].id == id)
+			return &tab->slots[i];
 	if (!create)
 		return NULL;
-	w->tasks[i].pid = pid;
-	w->tasks[i].comm = ":unknown";	/* marks the slot used until COMM comes */
-	w->nr_tasks++;
-	return &w->tasks[i];
+	tab->slots[i].id = id;
+	tab->slots[i].used = true;
+	tab->nr++;
+	return &tab->slots[i];
+}
+
+static void free_tasks(struct task_table *tab)
+{
+	size_t i;
+
+	for (i = 0; i < tab->size; i++) {
+		free(tab->slots[i].maps);
+		free(tab->slots[i].comms);
+	}
+	free(tab->slots);
 }
 
 static int add_user_map(struct sample_walk *w, const struct secmap_perf_record *rec)
@@ -192,7 +211,7 @@ static int add_user_map(struct sample_walk *w, const struct secmap_perf_record *
 	/* Kernel maps (pid -1) are the recording's business. */
 	if (rec->pid < 0 || !rec->filename || rec->start + rec->len < rec->start)
 		return 0;
-	t = find_task(w, rec->pid, true);
+	t = find_task(&w->processes, rec->pid, true);
 	path = intern(&w->strings, rec->filename);
 	if (!t || !path)
 		return -ENOMEM;
@@ -210,7 +229,7 @@ static int add_user_map(struct sample_walk *w, const struct secmap_perf_record *
 
 static int add_comm(struct sample_walk *w, const struct secmap_perf_record *rec)
 {
-	struct task *t = find_task(w, rec->pid, true);
+	struct task *t = find_task(&w->threads, rec->tid, true);
 	struct comm_at *c;
 	const char *comm = intern(&w->strings, rec->comm);
 
@@ -265,12 +284,9 @@ static int cmp_comm_time(const void *a, const void *b)
 }
 
 /*
- * @t's comm at @time: the last one set at or before it; NULL before the
- * first, as perf, which names a thread only from the COMM or FORK it has
- * replayed by then (one lost under load leaves samples before the next).
- * Names are kept per process here, where perf keeps them per thread: a
- * thread renamed alone (prctl) renames its process, and one of a named
- * process that perf never saw start is named after the process, not ":TID".
+ * Thread @t's comm at @time: the last one set at or before it; NULL before
+ * the first, as perf, which names a thread only from the COMM or FORK it
+ * has replayed by then (one lost under load leaves samples before the next).
  */
 static const char *comm_at(const struct task *t, uint64_t time)
 {
@@ -294,7 +310,7 @@ static const char *unnamed_comm(struct sample_walk *w, int32_t tid)
 /* A FORK record, applied once every MMAP and COMM is known. */
 struct fork_at {
 	uint64_t time;
-	int32_t pid, ppid;
+	int32_t pid, ppid, tid, ptid;
 	size_t seq;		/* file order, for equal times */
 };
 
@@ -308,12 +324,13 @@ static int cmp_fork_time(const void *a, const void *b)
 }
 
 /*
- * A new process starts with its parent's mappings and name as they were
- * at the fork (perf does the same on FORK): a child that never execs has
- * no MMAP record of its own. Threads (same pid) share the process's.
- * Forks are applied in time order, not file order: a grandchild's FORK
- * can come in the file before its parent's, from another CPU's buffer,
- * and must find the maps its parent inherited. @parent's comms are sorted.
+ * A new process starts with its parent's mappings as they were at the
+ * fork, and a new thread (of a new process or not) with its parent
+ * thread's name then: perf does the same on FORK, and a child that never
+ * execs has no MMAP or COMM record of its own. Forks are applied in time
+ * order, not file order: a grandchild's FORK can come in the file before
+ * its parent's, from another CPU's buffer, and must find what its parent
+ * inherited. Threads' comms are sorted.
  */
 static int apply_fork(struct sample_walk *w, const struct fork_at *f)
 {
@@ -323,35 +340,41 @@ static int apply_fork(struct sample_walk *w, const struct fork_at *f)
 	const char *comm;
 	size_t i, n;
 
-	if (f->pid == f->ppid || f->pid < 0)
+	if (f->pid != f->ppid && f->pid >= 0) {
+		/* The child first: creating it may move the table, finding the parent cannot. */
+		child = find_task(&w->processes, f->pid, true);
+		if (!child)
+			return -ENOMEM;
+		parent = find_task(&w->processes, f->ppid, false);
+		n = 0;
+		if (parent && parent != child)
+			for (i = 0; i < parent->nr_maps; i++)
+				n += parent->maps[i].time <= f->time;
+		/*
+		 * Inherited maps go first: at equal times (synthesized at start)
+		 * the child's own, from its exec, must win where they overlap.
+		 */
+		if (n) {
+			maps = malloc((child->nr_maps + n) * sizeof(*maps));
+			if (!maps)
+				return -ENOMEM;
+			for (i = 0, n = 0; i < parent->nr_maps; i++)
+				if (parent->maps[i].time <= f->time)
+					maps[n++] = parent->maps[i];
+			if (child->nr_maps)
+				memcpy(maps + n, child->maps, child->nr_maps * sizeof(*maps));
+			free(child->maps);
+			child->maps = maps;
+			child->nr_maps += n;
+		}
+	}
+	if (f->tid == f->ptid || f->tid < 0)
 		return 0;
-	/* The child first: creating it may move the table, finding the parent cannot. */
-	child = find_task(w, f->pid, true);
+	child = find_task(&w->threads, f->tid, true);
 	if (!child)
 		return -ENOMEM;
-	parent = find_task(w, f->ppid, false);
-	if (!parent || parent == child)
-		return 0;
-	for (i = 0, n = 0; i < parent->nr_maps; i++)
-		n += parent->maps[i].time <= f->time;
-	/*
-	 * Inherited maps go first: at equal times (synthesized at start) the
-	 * child's own, from its exec, must win where they overlap.
-	 */
-	if (n) {
-		maps = malloc((child->nr_maps + n) * sizeof(*maps));
-		if (!maps)
-			return -ENOMEM;
-		for (i = 0, n = 0; i < parent->nr_maps; i++)
-			if (parent->maps[i].time <= f->time)
-				maps[n++] = parent->maps[i];
-		if (child->nr_maps)
-			memcpy(maps + n, child->maps, child->nr_maps * sizeof(*maps));
-		free(child->maps);
-		child->maps = maps;
-		child->nr_maps += n;
-	}
-	comm = comm_at(parent, f->time);
+	parent = find_task(&w->threads, f->ptid, false);
+	comm = parent ? comm_at(parent, f->time) : NULL;
 	if (!comm)
 		return 0;
 	comms = realloc(child->comms, (child->nr_comms + 1) * sizeof(*comms));
@@ -359,9 +382,9 @@ static int apply_fork(struct sample_walk *w, const struct fork_at *f)
 		return -ENOMEM;
 	child->comms = comms;
 	/*
-	 * Named as its parent from the fork on, until an exec renames it; kept
-	 * sorted, and before a COMM of the same time (synthesized at start,
-	 * the child's own name).
+	 * Named as its parent from the fork on, until an exec or a prctl
+	 * renames it; kept sorted, and before a COMM of the same time
+	 * (synthesized at start, the child's own name).
 	 */
 	for (i = child->nr_comms; i > 0 && comms[i - 1].time >= f->time; i--)
 		comms[i] = comms[i - 1];
@@ -406,15 +429,16 @@ static int prescan(struct sample_walk *w)
 			}
 			forks[nr_forks] = (struct fork_at) {
 				.time = rec.fields & SAMPLE_TIME ? rec.time : 0,
-				.pid = rec.pid, .ppid = rec.ppid, .seq = nr_forks,
+				.pid = rec.pid, .ppid = rec.ppid, .tid = rec.tid,
+				.ptid = rec.ptid, .seq = nr_forks,
 			};
 			nr_forks++;
 		}
 	}
 	secmap_perf_data_close(pd);
 	/* A corrupt record shows in the main pass, where its samples are. */
-	for (i = 0; !err && i < w->tasks_size; i++) {
-		struct task *t = &w->tasks[i];
+	for (i = 0; !err && i < w->threads.size; i++) {
+		struct task *t = &w->threads.slots[i];
 
 		if (t->nr_comms > 1)
 			qsort(t->comms, t->nr_comms, sizeof(*t->comms), cmp_comm_time);
@@ -424,8 +448,8 @@ static int prescan(struct sample_walk *w)
 	for (i = 0; !err && i < nr_forks; i++)
 		err = apply_fork(w, &forks[i]);
 	free(forks);
-	for (i = 0; !err && i < w->tasks_size; i++) {
-		struct task *t = &w->tasks[i];
+	for (i = 0; !err && i < w->processes.size; i++) {
+		struct task *t = &w->processes.slots[i];
 
 		if (t->nr_maps > 1) {
 			for (j = 0; j < t->nr_maps; j++)
@@ -642,14 +666,20 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 		s->period = rec.fields & SAMPLE_PERIOD ? rec.period : ev->period;
 		s->event_callchain = ev->callchain;
 		time = s->has_time ? rec.time : SECMAP_TIME_ANY;
-		/* The table is complete after prescan(): one pid's samples come in runs. */
+		/* The tables are complete after prescan(): a task's samples come in runs. */
 		if (!w->last_task_set || rec.pid != w->last_pid) {
-			w->last_task = find_task(w, rec.pid, false);
+			w->last_task = find_task(&w->processes, rec.pid, false);
 			w->last_pid = rec.pid;
 			w->last_task_set = true;
 		}
+		if (!w->last_thread_set || rec.tid != w->last_tid) {
+			w->last_thread = find_task(&w->threads, rec.tid, false);
+			w->last_tid = rec.tid;
+			w->last_thread_set = true;
+		}
 		t = w->last_task;
-		s->comm = t && (rec.fields & SAMPLE_TID) ? comm_at(t, time) : NULL;
+		s->comm = w->last_thread && (rec.fields & SAMPLE_TID) ?
+			  comm_at(w->last_thread, time) : NULL;
 		/* The idle task never has a COMM record; perf calls it swapper. */
 		if (!s->comm && rec.pid == 0)
 			s->comm = "swapper";
@@ -888,11 +918,8 @@ void sample_walk_close(struct sample_walk *w)
 	for (i = 0; i < w->strings.size; i++)
 		free(w->strings.slots[i]);
 	free(w->strings.slots);
-	for (i = 0; i < w->tasks_size; i++) {
-		free(w->tasks[i].maps);
-		free(w->tasks[i].comms);
-	}
-	free(w->tasks);
+	free_tasks(&w->processes);
+	free_tasks(&w->threads);
 	free(w->chain);
 	free_queued(w->pending, w->nr_pending);
 	free(w->pending);

@@ -764,7 +764,8 @@ static const char *string_at(const struct secmap_perf_data *pd, uint64_t pos, ui
 	return s;
 }
 
-static const struct secmap_perf_record empty_record;
+/* pid and tid -1 until the record gives them, as perf has them then. */
+static const struct secmap_perf_record empty_record = { .pid = -1, .tid = -1 };
 
 /* Decode the record of @size bytes at pd->rec. */
 static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf_record *rec)
@@ -775,7 +776,7 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 	int err;
 
 	/*
-	 * Copied from a zeroed one, not memset(): gcc expands a memset of this
+	 * Copied from a constant one, not memset(): gcc expands a memset of this
 	 * size to rep stos, whose start-up was 13% of secmap report's time.
 	 */
 	*rec = empty_record;

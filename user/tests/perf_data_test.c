@@ -714,6 +714,36 @@ TEST(refused)
 	free(d.p);
 }
 
+/*
+ * A sample of an event that records no pid/tid is nobody's: -1 and -1, as
+ * perf has it (perf script prints ":-1 -1"), not pid 0, the idle task's.
+ */
+TEST(sample_without_tid)
+{
+	struct ev e = { .sample_type = S_IP | S_TIME | S_PERIOD, .name = "cpu-clock" };
+	struct bytes d = { 0 }, f;
+	struct secmap_perf_data *pd;
+	struct secmap_perf_record rec;
+	size_t r;
+
+	r = begin_rec(&d, 9, 1);			/* SAMPLE, kernel */
+	put64(&d, 0xffffffff81000010ull);
+	put64(&d, 5000);
+	put64(&d, 250000);
+	end_rec(&d, r);
+	f = make_file(&e, 1, &d);
+	ASSERT_EQ(0, open_bytes(&f, &pd));
+	ASSERT_EQ(1, secmap_perf_data_next(pd, &rec));
+	EXPECT_EQ(SECMAP_PERF_REC_SAMPLE, rec.kind);
+	EXPECT_EQ(-1, rec.pid);
+	EXPECT_EQ(-1, rec.tid);
+	EXPECT_EQ(5000, rec.time);
+	EXPECT_EQ(0, secmap_perf_data_next(pd, &rec));
+	secmap_perf_data_close(pd);
+	free(f.p);
+	free(d.p);
+}
+
 /* @d's records as zstd, in COMPRESSED (or COMPRESSED2) records cut every @chunk bytes. */
 static struct bytes compress_records(const struct bytes *d, size_t chunk, bool v2)
 {
@@ -1050,6 +1080,80 @@ TEST(comm_unknown_until_recorded)
 	ASSERT_EQ(0, open_walk(&d, 0, &files, &w));
 	while ((ret = sample_walk_next(w, &smp)) == 1 && n < sizeof(want) / sizeof(want[0])) {
 		EXPECT_STREQ(want[n].comm, smp.comm) TH_LOG("sample %zu", n);
+		n++;
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(sizeof(want) / sizeof(want[0]), n);
+	close_walk(&files, w);
+	free(d.p);
+}
+
+/*
+ * Names are per thread, as perf keeps them: a thread renamed alone
+ * (prctl(PR_SET_NAME), a COMM record of its tid) leaves its process's
+ * other threads as they were; a new thread starts with the name of the
+ * thread that made it; one never seen is ":TID". Maps stay the process's,
+ * shared by its threads.
+ */
+TEST(comm_per_thread)
+{
+	static const struct {
+		int32_t tid;
+		uint64_t time;
+		const char *comm;
+	} want[] = {
+		{ 500, 4000, "main" }, { 501, 2500, "main" }, { 501, 4000, "worker" },
+		{ 502, 4000, ":502" },
+	};
+	struct walk_files files;
+	struct bytes d = { 0 };
+	struct sample_walk *w;
+	struct sample smp;
+	size_t r, i, n = 0;
+	int ret;
+
+	r = begin_rec(&d, 3, 0);			/* COMM 500/500 "main" at 1000 */
+	put32x2(&d, 500, 500);
+	append(&d, "main\0\0\0", 8);
+	trailer(&d, 500, 1000, 0);
+	end_rec(&d, r);
+	r = begin_rec(&d, 10, 2);			/* MMAP2 of pid 500 at 1000 */
+	put32x2(&d, 500, 500);
+	put64(&d, 0x400000);
+	put64(&d, 0x10000);
+	put64(&d, 0);
+	put32x2(&d, 8, 1);
+	put64(&d, 1234);
+	put64(&d, 5);
+	put32x2(&d, 5, 2);
+	append(&d, "/usr/bin/main", 14);
+	trailer(&d, 500, 1000, 0);
+	end_rec(&d, r);
+	r = begin_rec(&d, 7, 0);			/* FORK: thread 501 of 500, by 500, at 2000 */
+	put32x2(&d, 500, 500);
+	put32x2(&d, 501, 500);
+	put64(&d, 2000);
+	trailer(&d, 500, 2000, 0);
+	end_rec(&d, r);
+	r = begin_rec(&d, 3, 0);			/* COMM 500/501 "worker" at 3000 (prctl) */
+	put32x2(&d, 500, 501);
+	append(&d, "worker\0", 8);
+	trailer(&d, 500, 3000, 0);
+	end_rec(&d, r);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		r = begin_rec(&d, 9, 2);		/* SAMPLE, user */
+		put64(&d, 0x400100);
+		put32x2(&d, 500, want[i].tid);
+		put64(&d, want[i].time);
+		put32x2(&d, 0, 0);
+		put64(&d, 250000);
+		put64(&d, 0);				/* no callchain */
+		end_rec(&d, r);
+	}
+	ASSERT_EQ(0, open_walk(&d, 0, &files, &w));
+	while ((ret = sample_walk_next(w, &smp)) == 1 && n < sizeof(want) / sizeof(want[0])) {
+		EXPECT_STREQ(want[n].comm, smp.comm) TH_LOG("sample %zu", n);
+		EXPECT_STREQ("/usr/bin/main", smp.frame.dso) TH_LOG("sample %zu", n);
 		n++;
 	}
 	EXPECT_EQ(0, ret);
