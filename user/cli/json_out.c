@@ -23,25 +23,8 @@
 #include "json_out.h"
 #include "secmap_cli.h"
 
-/* Deeper than any document secmap prints. */
-#define JSON_OUT_MAX_DEPTH 16
-/* Output is gathered in a buffer of this size before fwrite(). */
-#define JSON_OUT_BUF_SIZE (64 * 1024)
 /* Pretty output: spaces per level. */
 #define JSON_OUT_INDENT 2
-
-struct json_out {
-	int err;			/* the first error; later calls do nothing */
-	unsigned int depth;		/* open objects and arrays */
-	bool is_array[JSON_OUT_MAX_DEPTH];
-	bool has_items[JSON_OUT_MAX_DEPTH];	/* the next item needs a comma */
-	bool done;			/* the top-level value is complete */
-	bool pretty;
-
-	FILE *f;
-	char *buf;
-	size_t len;
-};
 
 struct json_out *json_out_stream(FILE *f, bool pretty)
 {
@@ -63,6 +46,13 @@ static void set_err(struct json_out *o, int err)
 {
 	if (!o->err)
 		o->err = err;
+	o->in_compact_object = false;
+}
+
+/* After the innermost open value changed. */
+static void update_compact_object(struct json_out *o)
+{
+	o->in_compact_object = !o->err && !o->pretty && o->depth && !o->is_array[o->depth - 1];
 }
 
 void json_out_fail(struct json_out *o, int err)
@@ -102,11 +92,6 @@ static void put_char(struct json_out *o, char c)
 	o->buf[o->len++] = c;
 }
 
-/* Bytes a string may hold as they are: printable ASCII but '"' and '\\'. */
-static const bool plain[256] = {
-	[0x20 ... '"' - 1] = true, ['"' + 1 ... '\\' - 1] = true, ['\\' + 1 ... 0x7f] = true,
-};
-
 /*
  * The common case: @s, quoted, when it is plain, copied into the buffer
  * with room left for @reserve more bytes after it. False, with nothing
@@ -122,7 +107,7 @@ put_string_fast(struct json_out *o, const char *s, size_t reserve)
 	char *p = o->buf + o->len;
 	size_t n = 0;
 
-	while (plain[c[n]])
+	while (json_out_plain[c[n]])
 		n++;
 	if (c[n] || JSON_OUT_BUF_SIZE - o->len < n + 2 + reserve)
 		return false;
@@ -274,6 +259,7 @@ static void begin(struct json_out *o, const char *key, bool array)
 	o->is_array[o->depth] = array;
 	o->has_items[o->depth] = false;
 	o->depth++;
+	update_compact_object(o);
 }
 
 static void end(struct json_out *o, bool array)
@@ -285,6 +271,7 @@ static void end(struct json_out *o, bool array)
 		return;
 	}
 	o->depth--;
+	update_compact_object(o);
 	/* An empty container stays on its line: {} or []. */
 	if (o->pretty && o->has_items[o->depth])
 		put_newline(o, o->depth);
@@ -325,12 +312,12 @@ static inline void put_value(struct json_out *o, const char *key, const char *te
 	value_done(o);
 }
 
-void json_out_null(struct json_out *o, const char *key)
+void json_out_null_any(struct json_out *o, const char *key)
 {
 	put_value(o, key, "null", 4);
 }
 
-void json_out_bool(struct json_out *o, const char *key, bool val)
+void json_out_bool_any(struct json_out *o, const char *key, bool val)
 {
 	if (val)
 		put_value(o, key, "true", 4);
@@ -338,10 +325,10 @@ void json_out_bool(struct json_out *o, const char *key, bool val)
 		put_value(o, key, "false", 5);
 }
 
-void json_out_str(struct json_out *o, const char *key, const char *str)
+void json_out_str_any(struct json_out *o, const char *key, const char *str)
 {
 	if (!str) {
-		json_out_null(o, key);
+		json_out_null_any(o, key);
 		return;
 	}
 	if (!value_ok(o, key))
@@ -351,32 +338,68 @@ void json_out_str(struct json_out *o, const char *key, const char *str)
 	value_done(o);
 }
 
-void json_out_hex(struct json_out *o, const char *key, uint64_t val)
-{
-	static const char digits[] = "0123456789abcdef";
-	char buf[1 + 2 + 16 + 1], *end = buf + sizeof(buf), *p = end;
+/* "00" to "ff", for two hex digits a step. */
+static const char hex_pairs[513] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
-	/* Lowercase, without leading zeros, quoted. */
-	*--p = '"';
-	do {
-		*--p = digits[val & 0xf];
-		val >>= 4;
-	} while (val);
-	*--p = 'x';
-	*--p = '0';
-	*--p = '"';
-	put_value(o, key, p, end - p);
+/* At @p, quoted, lowercase, without leading zeros: at most 20 bytes. */
+char *json_out_format_hex(char *p, uint64_t val)
+{
+	int n = val ? (64 - __builtin_clzll(val) + 3) / 4 : 1, i;
+
+	p[0] = '"';
+	p[1] = '0';
+	p[2] = 'x';
+	/* Every address has 16 digits: a pair at a time, from the last. */
+	for (i = n; i > 1; i -= 2) {
+		memcpy(p + 1 + i, hex_pairs + 2 * (val & 0xff), 2);
+		val >>= 8;
+	}
+	if (i)
+		p[3] = hex_pairs[2 * val + 1];
+	p[3 + n] = '"';
+	return p + 4 + n;
 }
 
-void json_out_u64(struct json_out *o, const char *key, uint64_t val)
+/* At @p: at most 20 bytes. */
+char *json_out_format_u64(char *p, uint64_t val)
 {
-	char buf[20], *end = buf + sizeof(buf), *p = end;
+	char buf[20], *end = buf + sizeof(buf), *d = end;
 
 	do {
-		*--p = '0' + val % 10;
+		*--d = '0' + val % 10;
 		val /= 10;
 	} while (val);
-	put_value(o, key, p, end - p);
+	memcpy(p, d, end - d);
+	return p + (end - d);
+}
+
+void json_out_hex_any(struct json_out *o, const char *key, uint64_t val)
+{
+	char buf[20];
+
+	put_value(o, key, buf, json_out_format_hex(buf, val) - buf);
+}
+
+void json_out_u64_any(struct json_out *o, const char *key, uint64_t val)
+{
+	char buf[20];
+
+	put_value(o, key, buf, json_out_format_u64(buf, val) - buf);
+}
+
+/* The value of a member json_out_member() began, up to @p. */
+void json_out_string_at(struct json_out *o, char *p, const char *str)
+{
+	o->len = p - o->buf;
+	put_string(o, str);
 }
 
 int json_out_finish(struct json_out *o)
