@@ -47,12 +47,16 @@ static void set_err(struct json_out *o, int err)
 	if (!o->err)
 		o->err = err;
 	o->in_compact_object = false;
+	o->in_compact_array = false;
 }
 
 /* After the innermost open value changed. */
 static void update_compact_object(struct json_out *o)
 {
-	o->in_compact_object = !o->err && !o->pretty && o->depth && !o->is_array[o->depth - 1];
+	bool compact = !o->err && !o->pretty && o->depth;
+
+	o->in_compact_object = compact && !o->is_array[o->depth - 1];
+	o->in_compact_array = compact && o->is_array[o->depth - 1];
 }
 
 void json_out_fail(struct json_out *o, int err)
@@ -279,12 +283,12 @@ static void end(struct json_out *o, bool array)
 	value_done(o);
 }
 
-void json_out_object_begin(struct json_out *o, const char *key)
+void json_out_object_begin_any(struct json_out *o, const char *key)
 {
 	begin(o, key, false);
 }
 
-void json_out_object_end(struct json_out *o)
+void json_out_object_end_any(struct json_out *o)
 {
 	end(o, false);
 }

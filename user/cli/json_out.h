@@ -33,8 +33,8 @@ struct json_out {
 	unsigned int depth;		/* open objects and arrays */
 	bool pretty;
 	bool done;			/* the top-level value is complete */
-	/* No error, compact, and the innermost open value is an object: the inline case. */
-	bool in_compact_object;
+	/* No error, compact, and the innermost open value is an object, or an array: the inline cases. */
+	bool in_compact_object, in_compact_array;
 	bool is_array[JSON_OUT_MAX_DEPTH];
 	bool has_items[JSON_OUT_MAX_DEPTH];	/* the next item needs a comma */
 	FILE *f;
@@ -48,12 +48,12 @@ struct json_out {
  */
 struct json_out *json_out_stream(FILE *f, bool pretty);
 
-void json_out_object_begin(struct json_out *o, const char *key);
-void json_out_object_end(struct json_out *o);
 void json_out_array_begin(struct json_out *o, const char *key);
 void json_out_array_end(struct json_out *o);
 
 /* The general case of the calls below (json_out.c); the inline paths take the common one. */
+void json_out_object_begin_any(struct json_out *o, const char *key);
+void json_out_object_end_any(struct json_out *o);
 void json_out_str_any(struct json_out *o, const char *key, const char *str);
 void json_out_hex_any(struct json_out *o, const char *key, uint64_t val);
 void json_out_u64_any(struct json_out *o, const char *key, uint64_t val);
@@ -104,6 +104,45 @@ json_out_member(struct json_out *o, const char *key, size_t room)
 	*p++ = '"';
 	*p++ = ':';
 	return p;
+}
+
+/* An object: one element of an array (sections, modules) is the common case. */
+static inline void json_out_object_begin(struct json_out *o, const char *key)
+{
+	unsigned int d = o->depth;
+	char *p;
+
+	if (key || !o->in_compact_array || d == JSON_OUT_MAX_DEPTH ||
+	    JSON_OUT_BUF_SIZE - o->len < 2) {
+		json_out_object_begin_any(o, key);
+		return;
+	}
+	p = o->buf + o->len;
+	*p = ',';
+	p += o->has_items[d - 1];
+	o->has_items[d - 1] = true;
+	*p++ = '{';
+	o->len = p - o->buf;
+	o->is_array[d] = false;
+	o->has_items[d] = false;
+	o->depth = d + 1;
+	o->in_compact_object = true;
+	o->in_compact_array = false;
+}
+
+static inline void json_out_object_end(struct json_out *o)
+{
+	unsigned int d = o->depth;
+
+	/* Inside another value: the document goes on. */
+	if (!o->in_compact_object || d < 2 || o->len == JSON_OUT_BUF_SIZE) {
+		json_out_object_end_any(o);
+		return;
+	}
+	o->buf[o->len++] = '}';
+	o->depth = d - 1;
+	o->in_compact_object = !o->is_array[d - 2];
+	o->in_compact_array = o->is_array[d - 2];
 }
 
 /* A string, or null when @str is NULL. */
