@@ -156,25 +156,28 @@ static inline void json_out_str(struct json_out *o, const char *key, const char 
 		json_out_str_any(o, key, str);
 }
 
-/* A string such as "0xffffffffc0564000": addresses (JSON numbers lose 64-bit precision). */
-static inline void json_out_hex(struct json_out *o, const char *key, uint64_t val)
+/* A number's text, at most 20 bytes, by @format; by @any when not the common case. */
+static inline void json_out_formatted(struct json_out *o, const char *key, uint64_t val,
+				      char *(*format)(char *p, uint64_t val),
+				      void (*any)(struct json_out *o, const char *key, uint64_t val))
 {
 	char *p = json_out_member(o, key, 20);
 
 	if (p)
-		o->len = json_out_format_hex(p, val) - o->buf;
+		o->len = format(p, val) - o->buf;
 	else
-		json_out_hex_any(o, key, val);
+		any(o, key, val);
+}
+
+/* A string such as "0xffffffffc0564000": addresses (JSON numbers lose 64-bit precision). */
+static inline void json_out_hex(struct json_out *o, const char *key, uint64_t val)
+{
+	json_out_formatted(o, key, val, json_out_format_hex, json_out_hex_any);
 }
 
 static inline void json_out_u64(struct json_out *o, const char *key, uint64_t val)
 {
-	char *p = json_out_member(o, key, 20);
-
-	if (p)
-		o->len = json_out_format_u64(p, val) - o->buf;
-	else
-		json_out_u64_any(o, key, val);
+	json_out_formatted(o, key, val, json_out_format_u64, json_out_u64_any);
 }
 
 static inline void json_out_bool(struct json_out *o, const char *key, bool val)

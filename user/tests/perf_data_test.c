@@ -959,6 +959,65 @@ static void close_walk(struct walk_files *files, struct sample_walk *w)
 	unlink(files->rec);
 }
 
+/* An MMAP2 of @pid: @len bytes at @start of @path, made at @time. */
+static void put_mmap2(struct bytes *d, int32_t pid, uint64_t start, uint64_t len,
+		      const char *path, uint64_t time)
+{
+	size_t r = begin_rec(d, 10, 2);
+
+	put32x2(d, pid, pid);
+	put64(d, start);
+	put64(d, len);
+	put64(d, 0);
+	put32x2(d, 8, 1);
+	put64(d, 1234);
+	put64(d, 5);
+	put32x2(d, 5, 2);
+	append(d, path, strlen(path) + 1);
+	trailer(d, pid, time, 0);
+	end_rec(d, r);
+}
+
+/* A user SAMPLE of simple_ev at @ip, of @pid/@tid at @time on @cpu, without callchain. */
+static void put_user_sample(struct bytes *d, uint64_t ip, int32_t pid, int32_t tid,
+			    uint64_t time, uint32_t cpu)
+{
+	size_t r = begin_rec(d, 9, 2);
+
+	put64(d, ip);
+	put32x2(d, pid, tid);
+	put64(d, time);
+	put32x2(d, cpu, 0);
+	put64(d, 250000);
+	put64(d, 0);
+	end_rec(d, r);
+}
+
+/*
+ * The walk of @d gives @nr samples, named @comms in order; with @dso, each
+ * one's frame is in that file.
+ */
+static void expect_comms(struct __test_metadata *_metadata, const struct bytes *d,
+			 const char *const *comms, size_t nr, const char *dso)
+{
+	struct walk_files files;
+	struct sample_walk *w;
+	struct sample smp;
+	size_t n = 0;
+	int ret;
+
+	ASSERT_EQ(0, open_walk(d, 0, &files, &w));
+	while ((ret = sample_walk_next(w, &smp)) == 1 && n < nr) {
+		EXPECT_STREQ(comms[n], smp.comm) TH_LOG("sample %zu", n);
+		if (dso)
+			EXPECT_STREQ(dso, smp.frame.dso) TH_LOG("sample %zu", n);
+		n++;
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(nr, n);
+	close_walk(&files, w);
+}
+
 /*
  * report and script's walk: a process forked by a child that was itself
  * forked while recording. perf writes each CPU's buffer in turn, so the
@@ -1018,14 +1077,7 @@ TEST(forks_applied_in_time_order)
 	trailer(&d, 200, 1000, 0);
 	end_rec(&d, r);
 	for (int i = 0; i < 2; i++) {
-		r = begin_rec(&d, 9, 2);		/* SAMPLE, user, in pid 300 at 3000 */
-		put64(&d, i ? 0x500010 : 0x400100);
-		put32x2(&d, 300, 300);
-		put64(&d, 3000 + i);
-		put32x2(&d, 1, 0);
-		put64(&d, 250000);
-		put64(&d, 0);				/* no callchain */
-		end_rec(&d, r);
+		put_user_sample(&d, i ? 0x500010 : 0x400100, 300, 300, 3000 + i, 1);
 	}
 	ASSERT_EQ(0, open_walk(&d, 0, &files, &w));
 	while ((ret = sample_walk_next(w, &smp)) == 1 && n < 2) {
@@ -1047,44 +1099,20 @@ TEST(forks_applied_in_time_order)
  */
 TEST(comm_unknown_until_recorded)
 {
-	static const struct {
-		int32_t pid;
-		uint64_t time;
-		const char *comm;
-	} want[] = {
-		{ 400, 3000, ":401" }, { 400, 6000, "late" }, { -1, 6001, ":-1" },
-		{ 0, 6002, "swapper" },
-	};
-	struct walk_files files;
+	static const int32_t pids[] = { 400, 400, -1, 0 };
+	static const uint64_t times[] = { 3000, 6000, 6001, 6002 };
+	static const char *const want[] = { ":401", "late", ":-1", "swapper" };
 	struct bytes d = { 0 };
-	struct sample_walk *w;
-	struct sample smp;
-	size_t r, i, n = 0;
-	int ret;
+	size_t r, i;
 
 	r = begin_rec(&d, 3, 0x2000);			/* COMM, exec, at 5000 */
 	put32x2(&d, 400, 401);
 	append(&d, "late\0\0\0", 8);
 	trailer(&d, 400, 5000, 0);
 	end_rec(&d, r);
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		r = begin_rec(&d, 9, 2);		/* SAMPLE, user */
-		put64(&d, 0x400100);
-		put32x2(&d, want[i].pid, want[i].pid < 0 ? -1 : want[i].pid + 1);
-		put64(&d, want[i].time);
-		put32x2(&d, 0, 0);
-		put64(&d, 250000);
-		put64(&d, 0);				/* no callchain */
-		end_rec(&d, r);
-	}
-	ASSERT_EQ(0, open_walk(&d, 0, &files, &w));
-	while ((ret = sample_walk_next(w, &smp)) == 1 && n < sizeof(want) / sizeof(want[0])) {
-		EXPECT_STREQ(want[n].comm, smp.comm) TH_LOG("sample %zu", n);
-		n++;
-	}
-	EXPECT_EQ(0, ret);
-	EXPECT_EQ(sizeof(want) / sizeof(want[0]), n);
-	close_walk(&files, w);
+	for (i = 0; i < 4; i++)
+		put_user_sample(&d, 0x400100, pids[i], pids[i] < 0 ? -1 : pids[i] + 1, times[i], 0);
+	expect_comms(_metadata, &d, want, 4, NULL);
 	free(d.p);
 }
 
@@ -1097,38 +1125,18 @@ TEST(comm_unknown_until_recorded)
  */
 TEST(comm_per_thread)
 {
-	static const struct {
-		int32_t tid;
-		uint64_t time;
-		const char *comm;
-	} want[] = {
-		{ 500, 4000, "main" }, { 501, 2500, "main" }, { 501, 4000, "worker" },
-		{ 502, 4000, ":502" },
-	};
-	struct walk_files files;
+	static const int32_t tids[] = { 500, 501, 501, 502 };
+	static const uint64_t times[] = { 4000, 2500, 4000, 4000 };
+	static const char *const want[] = { "main", "main", "worker", ":502" };
 	struct bytes d = { 0 };
-	struct sample_walk *w;
-	struct sample smp;
-	size_t r, i, n = 0;
-	int ret;
+	size_t r, i;
 
 	r = begin_rec(&d, 3, 0);			/* COMM 500/500 "main" at 1000 */
 	put32x2(&d, 500, 500);
 	append(&d, "main\0\0\0", 8);
 	trailer(&d, 500, 1000, 0);
 	end_rec(&d, r);
-	r = begin_rec(&d, 10, 2);			/* MMAP2 of pid 500 at 1000 */
-	put32x2(&d, 500, 500);
-	put64(&d, 0x400000);
-	put64(&d, 0x10000);
-	put64(&d, 0);
-	put32x2(&d, 8, 1);
-	put64(&d, 1234);
-	put64(&d, 5);
-	put32x2(&d, 5, 2);
-	append(&d, "/usr/bin/main", 14);
-	trailer(&d, 500, 1000, 0);
-	end_rec(&d, r);
+	put_mmap2(&d, 500, 0x400000, 0x10000, "/usr/bin/main", 1000);
 	r = begin_rec(&d, 7, 0);			/* FORK: thread 501 of 500, by 500, at 2000 */
 	put32x2(&d, 500, 500);
 	put32x2(&d, 501, 500);
@@ -1140,25 +1148,9 @@ TEST(comm_per_thread)
 	append(&d, "worker\0", 8);
 	trailer(&d, 500, 3000, 0);
 	end_rec(&d, r);
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		r = begin_rec(&d, 9, 2);		/* SAMPLE, user */
-		put64(&d, 0x400100);
-		put32x2(&d, 500, want[i].tid);
-		put64(&d, want[i].time);
-		put32x2(&d, 0, 0);
-		put64(&d, 250000);
-		put64(&d, 0);				/* no callchain */
-		end_rec(&d, r);
-	}
-	ASSERT_EQ(0, open_walk(&d, 0, &files, &w));
-	while ((ret = sample_walk_next(w, &smp)) == 1 && n < sizeof(want) / sizeof(want[0])) {
-		EXPECT_STREQ(want[n].comm, smp.comm) TH_LOG("sample %zu", n);
-		EXPECT_STREQ("/usr/bin/main", smp.frame.dso) TH_LOG("sample %zu", n);
-		n++;
-	}
-	EXPECT_EQ(0, ret);
-	EXPECT_EQ(sizeof(want) / sizeof(want[0]), n);
-	close_walk(&files, w);
+	for (i = 0; i < 4; i++)
+		put_user_sample(&d, 0x400100, 500, tids[i], times[i], 0);
+	expect_comms(_metadata, &d, want, 4, "/usr/bin/main");
 	free(d.p);
 }
 
@@ -1222,25 +1214,6 @@ TEST(chain_markers_as_perf_reads_them)
 	free(d.p);
 }
 
-/* An MMAP2 of pid 100: @len bytes at @start of @path, made at @time. */
-static void put_mmap2(struct bytes *d, uint64_t start, uint64_t len, const char *path,
-		      uint64_t time)
-{
-	size_t r = begin_rec(d, 10, 2);
-
-	put32x2(d, 100, 100);
-	put64(d, start);
-	put64(d, len);
-	put64(d, 0);
-	put32x2(d, 8, 1);
-	put64(d, 1234);
-	put64(d, 5);
-	put32x2(d, 5, 2);
-	append(d, path, strlen(path) + 1);
-	trailer(d, 100, time, 0);
-	end_rec(d, r);
-}
-
 /*
  * A range mapped again later: a sample names the file mapped there at its
  * time, whichever answered the sample before it (the walk remembers the
@@ -1263,23 +1236,16 @@ TEST(user_map_replaced_later)
 	struct bytes d = { 0 }, f;
 	struct sample_walk *w;
 	struct sample smp;
-	size_t i, n = 0, r;
+	size_t i, n = 0;
 	int fd, ret;
 
-	put_mmap2(&d, 0x400000, 0x10000, "/a", 1000);
-	put_mmap2(&d, 0x410000, 0x1000, "/c", 1000);
+	put_mmap2(&d, 100, 0x400000, 0x10000, "/a", 1000);
+	put_mmap2(&d, 100, 0x410000, 0x1000, "/c", 1000);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		r = begin_rec(&d, 9, 2);		/* SAMPLE, user, pid 100 */
-		put64(&d, want[i].ip);
-		put32x2(&d, 100, 100);
-		put64(&d, want[i].time);
-		put32x2(&d, 0, 0);
-		put64(&d, 250000);
-		put64(&d, 0);
-		end_rec(&d, r);
+		put_user_sample(&d, want[i].ip, 100, 100, want[i].time, 0);
 	}
 	/* In the file after the samples, as another CPU's buffer may put it. */
-	put_mmap2(&d, 0x400000, 0x10000, "/b", 5000);
+	put_mmap2(&d, 100, 0x400000, 0x10000, "/b", 5000);
 	f = make_file(&simple_ev, 1, &d);
 	snprintf(data_path, sizeof(data_path), "%s", write_file(&f));
 	fd = mkstemp(rec_path);
