@@ -19,9 +19,16 @@ from collections import defaultdict
 JIT_MAP = re.compile(r"/tmp/perf-[0-9]+\.map")
 
 
+# The kernel's special user mappings, named in brackets like kernel objects
+# ([kernel.kallsyms], [module]): perf names symbols in the vDSO, secmap
+# only the mapping, as for files.
+USER_SPECIAL = {"[unknown]", "[vdso]", "[vdso32]", "[vdsox32]", "[vsyscall]", "[vvar]",
+                "[heap]", "[stack]", "[uprobes]"}
+
+
 def in_kernel(frame):
     dso = frame.get("file", "")
-    return dso.startswith("[") and dso != "[unknown]"
+    return dso.startswith("[") and dso not in USER_SPECIAL
 
 
 def jitted(path):
