@@ -132,6 +132,7 @@ struct secmap_entry *secmap_capture(const struct module *mod, u8 state, gfp_t gf
 	}
 
 	entry->nr_sections = nr;
+	entry->names_len = names_len;
 	names = (char *)&entry->sections[nr];
 	for (i = 0; i < nr; i++) {
 		struct secmap_section *sec = &entry->sections[i];

@@ -58,7 +58,7 @@ struct sk_buff *secmap_event_alloc(u8 cmd, const struct secmap_entry *entry, gfp
 	if (!READ_ONCE(events_on) || !secmap_subscribers_any())
 		return NULL;
 	if (cmd == SECMAP_CMD_MODULE_NEW_NTF && entry)
-		size += secmap_module_msg_size(entry);
+		size += secmap_module_msg_size(entry, false);
 	return genlmsg_new(size, gfp);
 }
 
@@ -116,7 +116,7 @@ void secmap_event_send_locked(struct sk_buff *skb, u8 cmd, const struct secmap_e
 	if (!hdr)
 		goto drop;
 	if (cmd == SECMAP_CMD_MODULE_NEW_NTF)
-		ret = secmap_module_msg_fill(skb, entry, !secmap_addrs_hidden_from_all());
+		ret = secmap_module_msg_fill(skb, entry, !secmap_addrs_hidden_from_all(), false);
 	else
 		ret = nla_put_string(skb, SECMAP_A_MODULE_NAME, entry->name) ?:
 		      nla_put_u32(skb, SECMAP_A_MODULE_STATE, READ_ONCE(entry->state));

@@ -62,6 +62,8 @@ struct secmap_section {
  * @build_id_len: length of @build_id
  * @nr_regions: number of elements in @regions
  * @regions: non-empty memory regions, at most one per type
+ * @names_len: bytes of the section names, each NUL-terminated, that follow
+ *	@sections in the same allocation, in the same order
  * @nr_sections: number of elements in @sections
  * @sections: section table, followed in the same allocation by the names
  */
@@ -80,6 +82,7 @@ struct secmap_entry {
 	 * per-CPU area comes on top; capture.c checks the bound at build time.
 	 */
 	struct secmap_region regions[SECMAP_NR_REGION_TYPES + 1];
+	size_t names_len;
 	unsigned int nr_sections;
 	struct secmap_section sections[];
 };
@@ -110,9 +113,9 @@ void secmap_tracking_exit(void);
 enum secmap_hook secmap_tracking_hook(void);
 
 /* module_msg.c: the module message shared by GET replies and events */
-size_t secmap_module_msg_size(const struct secmap_entry *entry);
+size_t secmap_module_msg_size(const struct secmap_entry *entry, bool table);
 int secmap_module_msg_fill(struct sk_buff *skb, const struct secmap_entry *entry,
-			   bool show_addrs);
+			   bool show_addrs, bool table);
 
 /* events.c */
 struct sk_buff *secmap_event_alloc(u8 cmd, const struct secmap_entry *entry, gfp_t gfp);
@@ -132,7 +135,7 @@ extern struct genl_family secmap_genl_family;
 #define SECMAP_MCGRP_EVENTS_ID	0
 
 /* module_get.c: SECMAP_CMD_MODULE_GET */
-extern const struct nla_policy secmap_module_get_policy[SECMAP_A_MODULE_NAME + 1];
+extern const struct nla_policy secmap_module_get_policy[SECMAP_A_MODULE_COMPACT + 1];
 int secmap_module_get_doit(struct sk_buff *skb, struct genl_info *info);
 int secmap_module_get_start(struct netlink_callback *cb);
 int secmap_module_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);

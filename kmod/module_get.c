@@ -6,8 +6,9 @@
 #include "internal.h"
 #include "compat.h"
 
-const struct nla_policy secmap_module_get_policy[SECMAP_A_MODULE_NAME + 1] = {
+const struct nla_policy secmap_module_get_policy[SECMAP_A_MODULE_COMPACT + 1] = {
 	[SECMAP_A_MODULE_NAME] = { .type = NLA_NUL_STRING, .len = MODULE_NAME_LEN - 1 },
+	[SECMAP_A_MODULE_COMPACT] = { .type = NLA_FLAG },
 };
 
 /**
@@ -19,6 +20,7 @@ const struct nla_policy secmap_module_get_policy[SECMAP_A_MODULE_NAME + 1] = {
  */
 int secmap_module_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	bool table = nla_get_flag(info->attrs[SECMAP_A_MODULE_COMPACT]);
 	struct secmap_entry *entry;
 	struct sk_buff *reply;
 	const char *name;
@@ -38,13 +40,13 @@ int secmap_module_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 
-	reply = genlmsg_new(secmap_module_msg_size(entry), GFP_KERNEL);
+	reply = genlmsg_new(secmap_module_msg_size(entry, table), GFP_KERNEL);
 	if (!reply) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	hdr = genlmsg_put_reply(reply, info, &secmap_genl_family, 0, SECMAP_CMD_MODULE_GET);
-	if (!hdr || secmap_module_msg_fill(reply, entry, true)) {
+	if (!hdr || secmap_module_msg_fill(reply, entry, true, table)) {
 		nlmsg_free(reply);
 		ret = -EMSGSIZE;
 		goto out;
@@ -71,6 +73,7 @@ struct dump_ctx {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
 	const char *filter;
+	bool table;
 };
 
 static int dump_one(const struct secmap_entry *entry, void *arg)
@@ -85,7 +88,7 @@ static int dump_one(const struct secmap_entry *entry, void *arg)
 	if (!hdr)
 		return -EMSGSIZE;
 	genl_dump_check_consistent(ctx->cb, hdr);
-	if (secmap_module_msg_fill(ctx->skb, entry, true)) {
+	if (secmap_module_msg_fill(ctx->skb, entry, true, ctx->table)) {
 		genlmsg_cancel(ctx->skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -113,6 +116,8 @@ int secmap_module_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	if (attrs && attrs[SECMAP_A_MODULE_NAME])
 		ctx.filter = nla_data(attrs[SECMAP_A_MODULE_NAME]);
+	if (attrs)
+		ctx.table = nla_get_flag(attrs[SECMAP_A_MODULE_COMPACT]);
 	ret = secmap_registry_walk(&pos, &gen, dump_one, &ctx);
 	cb->seq = gen;
 	cb->args[0] = pos;

@@ -47,13 +47,65 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/*
+ * Whether the sections fit a table: an attribute holds at most 64 KiB, so a
+ * module of more than some 2700 sections keeps the nests.
+ */
+static bool table_fits(const struct secmap_entry *entry)
+{
+	size_t max = U16_MAX - NLA_HDRLEN;
+
+	return entry->nr_sections * sizeof(struct secmap_section_desc) <= max &&
+	       entry->names_len <= max;
+}
+
+/*
+ * The sections as one array and one block of names: two attributes for a
+ * module rather than five per section.
+ */
+static int put_section_table(struct sk_buff *skb, const struct secmap_entry *entry, bool freed)
+{
+	/* capture.c put the names right after the sections, in their order. */
+	const char *names = (const char *)&entry->sections[entry->nr_sections];
+	struct nlattr *table;
+	unsigned int i;
+	char *at;
+
+	if (!entry->nr_sections)
+		return 0;
+	table = nla_reserve_64bit(skb, SECMAP_A_MODULE_SECTION_TABLE,
+				  entry->nr_sections * sizeof(struct secmap_section_desc),
+				  SECMAP_A_MODULE_PAD);
+	if (!table || nla_put(skb, SECMAP_A_MODULE_SECTION_NAMES, entry->names_len, names))
+		return -EMSGSIZE;
+	at = nla_data(table);
+	for (i = 0; i < entry->nr_sections; i++) {
+		const struct secmap_section *sec = &entry->sections[i];
+		struct secmap_section_desc desc = {
+			.addr = sec->addr,
+			.name_off = sec->name - names,
+			.region = SECMAP_SECTION_NO_REGION,
+		};
+
+		if (sec->init)
+			desc.flags = SECMAP_SECTION_F_INIT | (freed ? SECMAP_SECTION_F_FREED : 0);
+		/* A freed init region no longer holds anything. */
+		if (sec->region >= 0 && !(freed && sec->init))
+			desc.region = entry->regions[sec->region].type;
+		/* Where nothing pads for 64-bit, the payload is only 4-byte aligned. */
+		memcpy(at + i * sizeof(desc), &desc, sizeof(desc));
+	}
+	return 0;
+}
+
 /**
  * secmap_module_msg_size() - room secmap_module_msg_fill() needs at most
  * @entry: the module
+ * @table: sections as a table (SECMAP_A_MODULE_COMPACT), not as nests
  *
  * Return: attribute bytes, without netlink and genetlink headers.
  */
-size_t secmap_module_msg_size(const struct secmap_entry *entry)
+size_t secmap_module_msg_size(const struct secmap_entry *entry, bool table)
 {
 	size_t size = nla_total_size(strlen(entry->name) + 1) +
 		      nla_total_size(sizeof(u32)) +		/* STATE */
@@ -63,6 +115,10 @@ size_t secmap_module_msg_size(const struct secmap_entry *entry)
 
 	size += entry->nr_regions * nla_total_size(nla_total_size(sizeof(u32)) +
 						   2 * nla_total_size_64bit(sizeof(u64)));
+	if (table && table_fits(entry))
+		return size + nla_total_size_64bit(entry->nr_sections *
+						   sizeof(struct secmap_section_desc)) +
+		       nla_total_size(entry->names_len);
 	for (i = 0; i < entry->nr_sections; i++)
 		size += nla_total_size(nla_total_size(strlen(entry->sections[i].name) + 1) +
 				       nla_total_size_64bit(sizeof(u64)) +
@@ -75,11 +131,12 @@ size_t secmap_module_msg_size(const struct secmap_entry *entry)
  * @skb: message with its genetlink header in place
  * @entry: the module; its state is read once, so the caller need not lock
  * @show_addrs: false to leave out regions and sections (addresses hidden)
+ * @table: sections as a table (SECMAP_A_MODULE_COMPACT), not as nests
  *
  * Return: 0, or -EMSGSIZE with @skb possibly holding part of the module.
  */
 int secmap_module_msg_fill(struct sk_buff *skb, const struct secmap_entry *entry,
-			   bool show_addrs)
+			   bool show_addrs, bool table)
 {
 	u8 state = READ_ONCE(entry->state);
 	/* Once init returned, the kernel frees (or has freed) init memory. */
@@ -102,6 +159,8 @@ int secmap_module_msg_fill(struct sk_buff *skb, const struct secmap_entry *entry
 		if (put_region(skb, &entry->regions[i]))
 			return -EMSGSIZE;
 	}
+	if (table && table_fits(entry))
+		return put_section_table(skb, entry, freed);
 	for (i = 0; i < entry->nr_sections; i++)
 		if (put_section(skb, entry, &entry->sections[i], freed))
 			return -EMSGSIZE;

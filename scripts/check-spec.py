@@ -38,6 +38,8 @@ def expected_constants(spec):
         if d["type"] == "const":
             out[c_name("secmap-", d["name"])] = d["value"]
             continue
+        if d["type"] == "struct":
+            continue
         prefix = d.get("name-prefix", "secmap-" + d["name"] + "-")
         for i, entry in enumerate(d["entries"]):
             value = d.get("value-start", 0) + i
@@ -47,6 +49,27 @@ def expected_constants(spec):
                aset["attr-max-name"])
     ops = spec["operations"]
     number(out, ops["list"], ops["name-prefix"], ops["cmd-cnt-name"], ops["cmd-max-name"])
+    return out
+
+
+SIZES = {"u8": 1, "u16": 2, "u32": 4, "u64": 8}
+
+
+def expected_layouts(spec):
+    """{C expression: value}: size and member offsets of every struct, packed in order."""
+    out = {}
+    for d in spec.get("definitions", []):
+        if d["type"] != "struct":
+            continue
+        struct = "struct " + c_name("secmap-", d["name"]).lower()
+        offset = 0
+        for m in d["members"]:
+            size = SIZES[m["type"]]
+            if offset % size:
+                raise SystemExit(f"{struct}.{m['name']}: spec leaves a hole before it")
+            out[f"offsetof({struct}, {c_name(m['name']).lower()})"] = offset
+            offset += size
+        out[f"sizeof({struct})"] = offset
     return out
 
 
@@ -75,14 +98,19 @@ def main():
     with open(spec_path) as f:
         spec = yaml.safe_load(f)
     consts = expected_constants(spec)
+    layouts = expected_layouts(spec)
     strings = expected_strings(spec)
     header = os.path.join(include_dir, "linux", "secmap.h")
 
-    prog = ["#include <stdio.h>", "#include <string.h>", "#include <linux/secmap.h>",
+    prog = ["#include <stddef.h>", "#include <stdio.h>", "#include <string.h>",
+            "#include <linux/secmap.h>",
             "int main(void)", "{", "\tint bad = 0;"]
     for name, value in consts.items():
         prog.append(f'\tif ((long long)({name}) != {value}LL) {{ printf("# {name} is %lld, '
                     f'spec says {value}\\n", (long long)({name})); bad = 1; }}')
+    for expr, value in layouts.items():
+        prog.append(f'\tif ({expr} != {value}) {{ printf("# {expr} is %zu, spec says {value}\\n", '
+                    f'(size_t){expr}); bad = 1; }}')
     for name, value in strings.items():
         prog.append(f'\tif (strcmp({name}, "{value}")) {{ printf("# {name} is %s, spec says '
                     f'{value}\\n", {name}); bad = 1; }}')
@@ -102,7 +130,7 @@ def main():
             results.append((True, "every constant of the spec exists in the header"))
             run = subprocess.run([exe], capture_output=True, text=True)
             print(run.stdout, end="")
-            results.append((run.returncode == 0, "header values equal the spec's"))
+            results.append((run.returncode == 0, "header values and struct layouts equal the spec's"))
 
     extra = [n for n in header_enumerators(header) if n not in consts]
     for name in extra:

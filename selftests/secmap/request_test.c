@@ -203,6 +203,162 @@ TEST_F(nl, dump_filters_by_name)
 	EXPECT_EQ(0, none.nr_messages);
 }
 
+/*
+ * A module message's sections, one "module name addr flags region" line
+ * each, read from SECMAP_A_MODULE_SECTION nests or from the section table,
+ * by libmnl alone. Counts which spelling it met.
+ */
+struct sections_text {
+	char *text;
+	size_t len, size;
+	int nests, tables;
+};
+
+static void add_line(struct sections_text *t, const char *module, const char *name,
+		     uint64_t addr, uint32_t flags, long region)
+{
+	int n;
+
+	if (t->len + 256 > t->size) {
+		t->size = t->size ? 2 * t->size : 65536;
+		t->text = realloc(t->text, t->size);
+		if (!t->text)
+			abort();
+	}
+	n = snprintf(t->text + t->len, 256, "%s %s %#llx %#x %ld\n", module, name,
+		     (unsigned long long)addr, flags, region);
+	t->len += n;
+}
+
+static int sections_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct sections_text *t = data;
+	const struct nlattr *attr, *sub, *table = NULL, *names = NULL;
+	const char *module = "?";
+
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(attr) == SECMAP_A_MODULE_NAME)
+			module = mnl_attr_get_str(attr);
+		else if (mnl_attr_get_type(attr) == SECMAP_A_MODULE_SECTION_TABLE)
+			table = attr;
+		else if (mnl_attr_get_type(attr) == SECMAP_A_MODULE_SECTION_NAMES)
+			names = attr;
+	}
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
+		const char *name = "?";
+		uint64_t addr = 0;
+		uint32_t flags = 0;
+		long region = -1;
+
+		if (mnl_attr_get_type(attr) != SECMAP_A_MODULE_SECTION)
+			continue;
+		t->nests++;
+		mnl_attr_for_each_nested(sub, attr) {
+			switch (mnl_attr_get_type(sub)) {
+			case SECMAP_A_SECTION_NAME:
+				name = mnl_attr_get_str(sub);
+				break;
+			case SECMAP_A_SECTION_ADDR:
+				addr = mnl_attr_get_u64(sub);
+				break;
+			case SECMAP_A_SECTION_FLAGS:
+				flags = mnl_attr_get_u32(sub);
+				break;
+			case SECMAP_A_SECTION_REGION:
+				region = mnl_attr_get_u32(sub);
+				break;
+			}
+		}
+		add_line(t, module, name, addr, flags, region);
+	}
+	if (table) {
+		const char *at = mnl_attr_get_payload(table);
+		size_t i, n = mnl_attr_get_payload_len(table) / sizeof(struct secmap_section_desc);
+		struct secmap_section_desc desc;
+
+		t->tables++;
+		if (!names || mnl_attr_get_payload_len(table) % sizeof(desc))
+			return MNL_CB_ERROR;
+		for (i = 0; i < n; i++) {
+			memcpy(&desc, at + i * sizeof(desc), sizeof(desc));
+			if (desc.name_off >= mnl_attr_get_payload_len(names) || desc.reserved)
+				return MNL_CB_ERROR;
+			add_line(t, module, (const char *)mnl_attr_get_payload(names) + desc.name_off,
+				 desc.addr, desc.flags,
+				 desc.region == SECMAP_SECTION_NO_REGION ? -1 : (long)desc.region);
+		}
+	}
+	return MNL_CB_OK;
+}
+
+/* The sections of a dump (or of a GET of @name), asked for as a table or not. */
+static struct sections_text get_sections(struct __test_metadata *_metadata,
+					 FIXTURE_DATA(nl) *self, const char *name, bool compact)
+{
+	struct nlmsghdr *nlh = request(self, SECMAP_CMD_MODULE_GET, SECMAP_GENL_VERSION,
+				       name ? 0 : NLM_F_DUMP);
+	struct sections_text t = { 0 };
+	int len, ret = MNL_CB_OK;
+	unsigned int seq;
+
+	if (name)
+		mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, name);
+	if (compact)
+		mnl_attr_put(nlh, SECMAP_A_MODULE_COMPACT, 0, NULL);
+	seq = nlh->nlmsg_seq;
+	ASSERT_LT(0, mnl_socket_sendto(self->sock, nlh, nlh->nlmsg_len));
+	while (ret > MNL_CB_STOP) {
+		len = mnl_socket_recvfrom(self->sock, self->buf, sizeof(self->buf));
+		ASSERT_LT(0, len);
+		ret = mnl_cb_run(self->buf, len, seq, mnl_socket_get_portid(self->sock),
+				 sections_cb, &t);
+	}
+	ASSERT_EQ(MNL_CB_STOP, ret) TH_LOG("%s", strerror(errno));
+	return t;
+}
+
+/*
+ * The section table (family version 2) and the nests that older clients
+ * still get say the same of every section, in the same order; each reply
+ * uses only the spelling asked for.
+ */
+TEST_F(nl, compact_reply_spells_the_same_sections)
+{
+	const char *names[] = { "secmap", NULL };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct sections_text nested = get_sections(_metadata, self, names[i], false);
+		struct sections_text compact = get_sections(_metadata, self, names[i], true);
+
+		EXPECT_LT(0, nested.nests) TH_LOG("%s", names[i] ?: "dump");
+		EXPECT_EQ(0, nested.tables);
+		EXPECT_EQ(0, compact.nests);
+		EXPECT_LT(0, compact.tables);
+		ASSERT_NE(NULL, nested.text);
+		ASSERT_NE(NULL, compact.text);
+		ASSERT_EQ(nested.len, compact.len);
+		EXPECT_EQ(0, memcmp(nested.text, compact.text, nested.len))
+			TH_LOG("%s: nests\n%.*s\ntable\n%.*s", names[i] ?: "dump",
+			       (int)nested.len, nested.text, (int)compact.len, compact.text);
+		free(nested.text);
+		free(compact.text);
+	}
+}
+
+/* A flag carries nothing: the core's policy check refuses four bytes of payload. */
+TEST_F(nl, compact_with_payload_is_refused)
+{
+	struct nlmsghdr *nlh = request(self, SECMAP_CMD_MODULE_GET, SECMAP_GENL_VERSION, 0);
+	struct reply r;
+
+	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, "secmap");
+	mnl_attr_put_u32(nlh, SECMAP_A_MODULE_COMPACT, 1);
+	r = transact(_metadata, self, nlh);
+	EXPECT_EQ(-ERANGE, r.error) TH_LOG("extack: %s", r.extack);
+	EXPECT_LE(0, r.bad_attr_offset);
+}
+
 TEST_F(nl, get_without_name_is_einval)
 {
 	struct reply r = transact(_metadata, self,

@@ -10,8 +10,11 @@
 #ifndef _UAPI_LINUX_SECMAP_H
 #define _UAPI_LINUX_SECMAP_H
 
+#include <linux/types.h>
+
 #define SECMAP_GENL_NAME	"secmap"
-#define SECMAP_GENL_VERSION	1
+/* 2: MODULE_GET takes SECMAP_A_MODULE_COMPACT (the section table). */
+#define SECMAP_GENL_VERSION	2
 #define SECMAP_MCGRP_EVENTS	"events"
 
 /**
@@ -119,6 +122,14 @@ enum secmap_cmd {
  *	absent if the module has none
  * @SECMAP_A_MODULE_REGION: nested &enum secmap_a_region; repeated
  * @SECMAP_A_MODULE_EVENT: nested &enum secmap_a_event; in notifications
+ * @SECMAP_A_MODULE_SECTION_TABLE: binary, an array of &struct
+ *	secmap_section_desc: the sections, in place of SECMAP_A_MODULE_SECTION
+ *	nests, in replies to a request with SECMAP_A_MODULE_COMPACT
+ * @SECMAP_A_MODULE_SECTION_NAMES: binary, the section names the table
+ *	points into, each NUL-terminated; with SECMAP_A_MODULE_SECTION_TABLE
+ * @SECMAP_A_MODULE_COMPACT: flag, in a MODULE_GET request (family version
+ *	2 and later): reply with the section table, not one nest per section
+ *	(five attributes each, the larger part of a dump's cost)
  */
 enum secmap_a_module {
 	SECMAP_A_MODULE_UNSPEC,
@@ -130,6 +141,9 @@ enum secmap_a_module {
 	SECMAP_A_MODULE_BUILD_ID,
 	SECMAP_A_MODULE_REGION,
 	SECMAP_A_MODULE_EVENT,
+	SECMAP_A_MODULE_SECTION_TABLE,
+	SECMAP_A_MODULE_SECTION_NAMES,
+	SECMAP_A_MODULE_COMPACT,
 
 	__SECMAP_A_MODULE_CNT,
 	SECMAP_A_MODULE_MAX = __SECMAP_A_MODULE_CNT - 1
@@ -155,6 +169,30 @@ enum secmap_a_section {
 
 	__SECMAP_A_SECTION_CNT,
 	SECMAP_A_SECTION_MAX = __SECMAP_A_SECTION_CNT - 1
+};
+
+/* secmap_section_desc.region of a section in no region */
+#define SECMAP_SECTION_NO_REGION	0xffffffffU
+
+/**
+ * struct secmap_section_desc - one section in SECMAP_A_MODULE_SECTION_TABLE
+ * @addr: kernel virtual address the section was loaded at
+ * @name_off: offset of its name in SECMAP_A_MODULE_SECTION_NAMES
+ * @flags: &enum secmap_section_flags
+ * @region: &enum secmap_region_type of the region holding the section, or
+ *	SECMAP_SECTION_NO_REGION
+ * @reserved: 0
+ *
+ * The same facts as one SECMAP_A_MODULE_SECTION nest. The attribute is
+ * aligned for @addr, which a reader still copies out rather than
+ * dereferences in place.
+ */
+struct secmap_section_desc {
+	__u64 addr;
+	__u32 name_off;
+	__u32 flags;
+	__u32 region;
+	__u32 reserved;
 };
 
 /**
