@@ -13,6 +13,12 @@
 
 static unsigned char buf[16384] __attribute__((aligned(8)));
 
+static const struct msg_sec compact_secs[] = {
+	{ ".text", 0xffffffffc0564000ULL, 0, SECMAP_REGION_TEXT },
+	{ ".init.text", 0xffffffffc0568000ULL, SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED, -1 },
+	{ ".data..percpu", 0xffffe8ffffc01000ULL, 0, SECMAP_REGION_PERCPU },
+};
+
 int main(int argc, char **argv)
 {
 	static const uint8_t id[20] = { 0x3f, 0x2a, 0x11, 0x09 };
@@ -31,6 +37,12 @@ int main(int argc, char **argv)
 			 SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED, -1);
 	msg_section_full(nlh, ".data..percpu", 0xffffe8ffffc01000ULL, 0, SECMAP_REGION_PERCPU);
 	msg_region(nlh, SECMAP_REGION_TEXT, 0xffffffffc0564000ULL, 8192);
+	off += NLMSG_ALIGN(nlh->nlmsg_len);
+	/* The same module as a reply to a compact request sends it. */
+	nlh = msg_module(buf + off, "compact");
+	msg_module_info(nlh, SECMAP_MODULE_STATE_LIVE, 0, id, sizeof(id));
+	msg_region(nlh, SECMAP_REGION_TEXT, 0xffffffffc0564000ULL, 8192);
+	msg_section_table(nlh, compact_secs, sizeof(compact_secs) / sizeof(compact_secs[0]), 1);
 	off += NLMSG_ALIGN(nlh->nlmsg_len);
 	nlh = msg_info(buf + off, 1, 42, "6.12.0-test", SECMAP_HOOK_TRACEPOINT, 7);
 	off += NLMSG_ALIGN(nlh->nlmsg_len);

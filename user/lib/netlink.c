@@ -46,6 +46,7 @@ struct secmap_client {
 	unsigned int portid;
 	unsigned int seq;
 	uint16_t family;
+	uint32_t family_version;	/* 2 and later: the section table */
 	uint32_t mcgrp_events;		/* 0: the family has no "events" group */
 	unsigned long dump_retries;
 	char *buf;
@@ -278,6 +279,17 @@ static int client_run(struct secmap_client *c, struct nlmsghdr *req, mnl_cb_t cb
 	return err;
 }
 
+/*
+ * The family version to ask for: ours, or the module's if it is older, as
+ * it refuses any version above its own.
+ */
+static uint8_t request_version(const struct secmap_client *c)
+{
+	if (c->family_version && c->family_version < SECMAP_GENL_VERSION)
+		return (uint8_t)c->family_version;
+	return SECMAP_GENL_VERSION;
+}
+
 static struct nlmsghdr *put_genl_request(struct secmap_client *c, uint16_t type, uint16_t flags,
 					 uint8_t cmd, uint8_t version)
 {
@@ -343,6 +355,11 @@ static int family_cb(const struct nlmsghdr *nlh, void *data)
 				goto bad;
 			ctx->client->family = mnl_attr_get_u16(attr);
 			ctx->have_family = true;
+			break;
+		case CTRL_ATTR_VERSION:
+			if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+				goto bad;
+			ctx->client->family_version = mnl_attr_get_u32(attr);
 			break;
 		case CTRL_ATTR_MCAST_GROUPS:
 			if (parse_mcast_groups(attr, ctx->client))
@@ -659,10 +676,51 @@ static int reserve_module(const struct nlmsghdr *nlh, struct secmap_module *mod)
 	attr_for_each_in_msg(attr, nlh) {
 		if (attr_type(attr) == SECMAP_A_MODULE_SECTION)
 			nr_sections++;
+		else if (attr_type(attr) == SECMAP_A_MODULE_SECTION_TABLE)
+			nr_sections += attr_len(attr) / sizeof(struct secmap_section_desc);
 		else if (attr_type(attr) == SECMAP_A_MODULE_REGION)
 			nr_regions++;
 	}
 	return libsecmap_module_reserve(mod, nr_sections, nr_regions);
+}
+
+/*
+ * SECMAP_A_MODULE_SECTION_TABLE, its names in @names: every entry as a
+ * SECMAP_A_MODULE_SECTION nest would be read, each name a non-empty string
+ * that ends inside @names.
+ */
+static int parse_section_table(const struct nlattr *table, const struct nlattr *names,
+			       struct secmap_module *mod, struct libsecmap_pool *pool)
+{
+	const char *desc_at = attr_data(table), *name_at, *name, *end;
+	size_t i, n = attr_len(table) / sizeof(struct secmap_section_desc);
+	struct secmap_section_desc desc;
+	const char *copy;
+	int err;
+
+	if (attr_len(table) % sizeof(desc) || !names)
+		return -EPROTO;
+	name_at = attr_data(names);
+	for (i = 0; i < n; i++) {
+		/* The attribute is only 4-byte aligned where nothing pads it. */
+		memcpy(&desc, desc_at + i * sizeof(desc), sizeof(desc));
+		if (desc.name_off >= attr_len(names) ||
+		    (desc.region != SECMAP_SECTION_NO_REGION && desc.region > INT_MAX))
+			return -EPROTO;
+		name = name_at + desc.name_off;
+		end = memchr(name, '\0', attr_len(names) - desc.name_off);
+		if (!end || end == name)
+			return -EPROTO;
+		copy = libsecmap_pool_strndup(pool, name, (size_t)(end - name));
+		if (!copy)
+			return -ENOMEM;
+		err = libsecmap_module_add_section(mod, copy, desc.addr, desc.flags,
+						   desc.region == SECMAP_SECTION_NO_REGION ?
+						   -1 : (int)desc.region);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /*
@@ -674,7 +732,7 @@ static int parse_module_attrs(const struct nlmsghdr *nlh, struct secmap_module *
 			      struct libsecmap_pool *pool, struct secmap_event *ev)
 {
 	bool have_state = false, have_taint = false, have_event = false;
-	const struct nlattr *attr;
+	const struct nlattr *attr, *table = NULL, *names = NULL;
 	const char *name = NULL;
 	size_t len = 0;
 	int err;
@@ -717,6 +775,16 @@ static int parse_module_attrs(const struct nlmsghdr *nlh, struct secmap_module *
 			if (err)
 				return err;
 			break;
+		case SECMAP_A_MODULE_SECTION_TABLE:
+			if (table)
+				return -EPROTO;
+			table = attr;
+			break;
+		case SECMAP_A_MODULE_SECTION_NAMES:
+			if (names)
+				return -EPROTO;
+			names = attr;
+			break;
 		case SECMAP_A_MODULE_EVENT:
 			/* Only notifications carry it; elsewhere it means nothing to us. */
 			if (!ev)
@@ -730,8 +798,14 @@ static int parse_module_attrs(const struct nlmsghdr *nlh, struct secmap_module *
 			break;
 		}
 	}
-	if (has_garbage(attr, mnl_nlmsg_get_payload_tail(nlh)) || !name || (ev && !have_event))
+	if (has_garbage(attr, mnl_nlmsg_get_payload_tail(nlh)) || !name || (ev && !have_event) ||
+	    (names && !table))
 		return -EPROTO;
+	if (table) {
+		err = parse_section_table(table, names, mod, pool);
+		if (err)
+			return err;
+	}
 	mod->name = libsecmap_pool_strndup(pool, name, len);
 	return mod->name ? 0 : -ENOMEM;
 }
@@ -872,6 +946,16 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/*
+ * Ask for the section table where the family knows it: the kernel then
+ * builds two attributes per module instead of five per section.
+ */
+static void put_compact(const struct secmap_client *c, struct nlmsghdr *nlh)
+{
+	if (request_version(c) >= 2)
+		mnl_attr_put(nlh, SECMAP_A_MODULE_COMPACT, 0, NULL);
+}
+
 static int client_dump_once(void *arg, struct secmap_snapshot *snap)
 {
 	struct secmap_client *c = arg;
@@ -879,7 +963,8 @@ static int client_dump_once(void *arg, struct secmap_snapshot *snap)
 	struct nlmsghdr *nlh;
 
 	nlh = put_genl_request(c, c->family, NLM_F_DUMP, SECMAP_CMD_MODULE_GET,
-			       SECMAP_GENL_VERSION);
+			       request_version(c));
+	put_compact(c, nlh);
 	return client_run(c, nlh, dump_cb, &ctx);
 }
 
@@ -995,8 +1080,9 @@ static int client_get_once(struct secmap_client *c, const char *name,
 	int err;
 
 	nlh = put_genl_request(c, c->family, NLM_F_ACK, SECMAP_CMD_MODULE_GET,
-			       SECMAP_GENL_VERSION);
+			       request_version(c));
 	mnl_attr_put_strz(nlh, SECMAP_A_MODULE_NAME, name);
+	put_compact(c, nlh);
 	err = client_run(c, nlh, dump_cb, &ctx);
 	if (!err && secmap_snapshot_module_count(snap) != 1)
 		err = -EPROTO;
@@ -1062,7 +1148,7 @@ SECMAP_EXPORT int secmap_client_info(struct secmap_client *client, struct secmap
 	if (!client || !info)
 		return libsecmap_err(-EINVAL);
 	nlh = put_genl_request(client, client->family, NLM_F_ACK, SECMAP_CMD_INFO_GET,
-			       SECMAP_GENL_VERSION);
+			       request_version(client));
 	err = client_run(client, nlh, info_cb, &ctx);
 	if (!err && !ctx.have_info)
 		err = -EPROTO;
@@ -1080,7 +1166,7 @@ static int subscribe_socket(struct secmap_client *c, struct mnl_socket *nl)
 	struct nlmsghdr *nlh;
 
 	nlh = put_genl_request(c, c->family, NLM_F_ACK, SECMAP_CMD_EVENTS_SUBSCRIBE,
-			       SECMAP_GENL_VERSION);
+			       request_version(c));
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	return run_replies(nl, &c->ev_buf, &c->ev_size, nlh->nlmsg_seq, ctl_noop, &ctx);

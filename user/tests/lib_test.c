@@ -327,6 +327,113 @@ TEST_F(parse, bad_genl_header)
 	EXPECT_EPROTO(self, nlh);
 }
 
+static const struct msg_sec table_secs[] = {
+	{ ".text", 0xffffffffc0564000ULL, 0, SECMAP_REGION_TEXT },
+	{ ".init.text", 0xffffffffc056a000ULL, SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED, -1 },
+	{ ".data..percpu", 0x2c000ULL, 0, SECMAP_REGION_PERCPU },
+	{ ".rodata.str1.1", 0xffffffffc0566040ULL, 0, SECMAP_REGION_RODATA },
+};
+
+/* The table and the nests are two spellings of the same sections. */
+TEST_F(parse, section_table_reads_as_nests)
+{
+	const size_t n = sizeof(table_secs) / sizeof(table_secs[0]);
+	const struct secmap_module *nested, *table;
+	struct nlmsghdr *nlh;
+	size_t i;
+	int misalign;
+
+	nlh = msg_module(self->buf, "nested");
+	for (i = 0; i < n; i++)
+		msg_section_full(nlh, table_secs[i].name, table_secs[i].addr, table_secs[i].flags,
+				 table_secs[i].region);
+	ASSERT_EQ(0, parse_exact(nlh, self->snap));
+	for (misalign = 0; misalign < 2; misalign++) {
+		nlh = msg_module(self->buf, misalign ? "misaligned" : "table");
+		msg_section_table(nlh, table_secs, n, misalign);
+		ASSERT_EQ(0, parse_exact(nlh, self->snap));
+	}
+	nested = secmap_snapshot_find(self->snap, "nested");
+	ASSERT_NE(NULL, nested);
+	ASSERT_EQ(n, secmap_module_section_count(nested));
+	for (misalign = 0; misalign < 2; misalign++) {
+		table = secmap_snapshot_find(self->snap, misalign ? "misaligned" : "table");
+		ASSERT_NE(NULL, table);
+		ASSERT_EQ(n, secmap_module_section_count(table));
+		for (i = 0; i < n; i++) {
+			const struct secmap_section *a = secmap_module_section(nested, i);
+			const struct secmap_section *b = secmap_module_section(table, i);
+
+			EXPECT_STREQ(table_secs[i].name, secmap_section_name(b));
+			EXPECT_STREQ(secmap_section_name(a), secmap_section_name(b));
+			EXPECT_EQ(secmap_section_addr(a), secmap_section_addr(b));
+			EXPECT_EQ(secmap_section_flags(a), secmap_section_flags(b));
+			EXPECT_EQ(secmap_section_region(a), secmap_section_region(b));
+		}
+	}
+	EXPECT_EQ(-1, secmap_section_region(secmap_module_find_section(table, ".init.text")));
+}
+
+TEST_F(parse, section_table_malformed)
+{
+	struct secmap_section_desc desc = { .addr = 1, .region = SECMAP_SECTION_NO_REGION };
+	struct nlmsghdr *nlh;
+
+	/* Not a whole number of entries. */
+	nlh = msg_module(self->buf, "dummy");
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_TABLE, sizeof(desc) - 4, &desc);
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_NAMES, 6, ".text");
+	EXPECT_EPROTO(self, nlh);
+
+	/* A table without names, and names without a table. */
+	nlh = msg_module(self->buf, "dummy");
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_TABLE, sizeof(desc), &desc);
+	EXPECT_EPROTO(self, nlh);
+	nlh = msg_module(self->buf, "dummy");
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_NAMES, 6, ".text");
+	EXPECT_EPROTO(self, nlh);
+
+	/* Twice the table. */
+	nlh = msg_module(self->buf, "dummy");
+	msg_section_table(nlh, table_secs, 1, 0);
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_TABLE, sizeof(desc), &desc);
+	EXPECT_EPROTO(self, nlh);
+
+	/* A name offset at or past the end of the names. */
+	nlh = msg_module(self->buf, "dummy");
+	desc.name_off = 6;
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_TABLE, sizeof(desc), &desc);
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_NAMES, 6, ".text");
+	EXPECT_EPROTO(self, nlh);
+	desc.name_off = 0;
+
+	/* A name that runs off the end (the padding after it is zero). */
+	nlh = msg_module(self->buf, "dummy");
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_TABLE, sizeof(desc), &desc);
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_NAMES, 5, ".text");
+	EXPECT_EPROTO(self, nlh);
+
+	/* An empty name. */
+	nlh = msg_module(self->buf, "dummy");
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_TABLE, sizeof(desc), &desc);
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_NAMES, 1, "");
+	EXPECT_EPROTO(self, nlh);
+
+	/* A region that is neither a region type nor "none". */
+	desc.region = 0x80000000u;
+	nlh = msg_module(self->buf, "dummy");
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_TABLE, sizeof(desc), &desc);
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_NAMES, 6, ".text");
+	EXPECT_EPROTO(self, nlh);
+
+	/* The same table with a valid region parses: the cases above fail for their reason. */
+	desc.region = SECMAP_REGION_TEXT;
+	nlh = msg_module(self->buf, "dummy");
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_TABLE, sizeof(desc), &desc);
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_NAMES, 6, ".text");
+	EXPECT_EQ(0, parse_exact(nlh, self->snap));
+}
+
 TEST_F(parse, failure_leaves_snapshot_intact)
 {
 	struct nlmsghdr *nlh = msg_module(self->buf, "dummy");

@@ -4,6 +4,7 @@
 #define SECMAP_TEST_MSG_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
@@ -61,6 +62,41 @@ static inline void msg_section_full(struct nlmsghdr *nlh, const char *name, uint
 	if (region >= 0)
 		mnl_attr_put_u32(nlh, SECMAP_A_SECTION_REGION, region);
 	mnl_attr_nest_end(nlh, nest);
+}
+
+struct msg_sec {
+	const char *name;
+	uint64_t addr;
+	uint32_t flags;
+	int region;		/* < 0: none */
+};
+
+/*
+ * @n sections as the kernel sends them to a SECMAP_A_MODULE_COMPACT request:
+ * the table, then the names; @misalign puts a 4-byte attribute first, so
+ * that the table's payload is not 8-byte aligned.
+ */
+static inline void msg_section_table(struct nlmsghdr *nlh, const struct msg_sec *secs, size_t n,
+				     int misalign)
+{
+	struct secmap_section_desc desc[32];
+	char names[1024];
+	size_t i, off = 0, len;
+
+	for (i = 0; i < n && i < 32; i++) {
+		len = strlen(secs[i].name) + 1;
+		desc[i] = (struct secmap_section_desc) {
+			.addr = secs[i].addr, .name_off = (uint32_t)off, .flags = secs[i].flags,
+			.region = secs[i].region < 0 ? SECMAP_SECTION_NO_REGION :
+						       (uint32_t)secs[i].region,
+		};
+		memcpy(names + off, secs[i].name, len);
+		off += len;
+	}
+	if (misalign)
+		mnl_attr_put_u32(nlh, SECMAP_A_MODULE_MAX + 1, 0);
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_TABLE, i * sizeof(desc[0]), desc);
+	mnl_attr_put(nlh, SECMAP_A_MODULE_SECTION_NAMES, off, names);
 }
 
 static inline void msg_region(struct nlmsghdr *nlh, uint32_t type, uint64_t base, uint64_t size)
