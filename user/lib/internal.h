@@ -28,12 +28,22 @@ struct nlmsghdr;
  * than one malloc() each; a 1000-module dump holds some 23000 of them.
  */
 struct libsecmap_pool_block;
+struct libsecmap_interned;
 struct libsecmap_pool {
 	struct libsecmap_pool_block *head;	/* the block being filled */
+	/* libsecmap_pool_intern()'s strings: open addressing, at most half full. */
+	struct libsecmap_interned *interned;
+	size_t interned_size, nr_interned;
 };
 
 /* A NUL-terminated copy of @len bytes of @s, owned by @pool; NULL (ENOMEM). */
 char *libsecmap_pool_strndup(struct libsecmap_pool *pool, const char *s, size_t len);
+/*
+ * The same, shared by every caller that interns an equal string: section
+ * names repeat in every module, and a snapshot's memory is, under
+ * emulation, mostly the cost of faulting it in.
+ */
+const char *libsecmap_pool_intern(struct libsecmap_pool *pool, const char *s, size_t len);
 void libsecmap_pool_release(struct libsecmap_pool *pool);
 
 struct secmap_section {

@@ -588,7 +588,7 @@ static int parse_section(const struct nlattr *nest, struct secmap_module *mod,
 	}
 	if (has_garbage(attr, nest_tail(nest)) || !name || !have_addr)
 		return -EPROTO;
-	copy = libsecmap_pool_strndup(pool, name, len);
+	copy = libsecmap_pool_intern(pool, name, len);
 	if (!copy)
 		return -ENOMEM;
 	return libsecmap_module_add_section(mod, copy, addr, flags,
@@ -711,7 +711,7 @@ static int parse_section_table(const struct nlattr *table, const struct nlattr *
 		end = memchr(name, '\0', attr_len(names) - desc.name_off);
 		if (!end || end == name)
 			return -EPROTO;
-		copy = libsecmap_pool_strndup(pool, name, (size_t)(end - name));
+		copy = libsecmap_pool_intern(pool, name, (size_t)(end - name));
 		if (!copy)
 			return -ENOMEM;
 		err = libsecmap_module_add_section(mod, copy, desc.addr, desc.flags,

@@ -275,7 +275,7 @@ static int read_sections(const struct sysfs_ctx *ctx, struct secmap_module *mod,
 		err = parse_addr(text, len, &addr);
 		if (err)
 			break;
-		name = libsecmap_pool_strndup(pool, de->d_name, strlen(de->d_name));
+		name = libsecmap_pool_intern(pool, de->d_name, strlen(de->d_name));
 		if (!name) {
 			err = -ENOMEM;
 			break;

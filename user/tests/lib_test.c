@@ -1410,6 +1410,37 @@ TEST(pool_strings)
 	libsecmap_pool_release(&pool);
 }
 
+/* Interned strings: one copy per distinct string, prefixes and all, across table growth. */
+TEST(pool_interning)
+{
+	struct libsecmap_pool pool = { 0 };
+	const char *first[1000], *again;
+	char name[32];
+	size_t i, len;
+
+	for (i = 0; i < 1000; i++) {
+		len = (size_t)snprintf(name, sizeof(name), ".text.s%zu", i);
+		/* Only @len bytes count: a longer source string is cut. */
+		first[i] = libsecmap_pool_intern(&pool, name, len);
+		ASSERT_NE(NULL, first[i]);
+		EXPECT_STREQ(name, first[i]);
+	}
+	EXPECT_EQ(1000U, pool.nr_interned);
+	for (i = 0; i < 1000; i++) {
+		len = (size_t)snprintf(name, sizeof(name), ".text.s%zuXYZ", i);
+		again = libsecmap_pool_intern(&pool, name, len - 3);
+		EXPECT_EQ(first[i], again);
+	}
+	/* ".text.s1" is a prefix of ".text.s10": neither may stand for the other. */
+	EXPECT_NE(first[1], first[10]);
+	EXPECT_STREQ(".text.s", libsecmap_pool_intern(&pool, ".text.s1", 7));
+	EXPECT_EQ(1001U, pool.nr_interned);
+	EXPECT_STREQ("", libsecmap_pool_intern(&pool, "", 0));
+	libsecmap_pool_release(&pool);
+	EXPECT_EQ(NULL, pool.interned);
+	EXPECT_EQ(0U, pool.nr_interned);
+}
+
 TEST(name_tables)
 {
 	EXPECT_STREQ("text", secmap_region_type_name(SECMAP_REGION_TEXT));
