@@ -4,7 +4,8 @@
  * every loaded module's section addresses, against the sysfs walk perf,
  * elfutils and drgn do (/proc/modules, then every file of
  * /sys/module/NAME/sections). Everything is measured in the same boot,
- * with the same modules loaded; each figure is the median of RUNS.
+ * with the same modules loaded; each figure is the median of RUNS, the
+ * contenders taking turns.
  *
  *   bench              say what is measured
  *   bench LABEL RUNS   measure; one "bench LABEL ..." line per contender
@@ -202,37 +203,51 @@ struct contender {
 	long result;		/* of the last run */
 };
 
-/* Median wall time of @runs calls, mean CPU time per call. */
-static void measure(struct contender *c, int runs)
+/*
+ * Median wall time of @runs calls of each of @n contenders, mean CPU time
+ * per call. The calls take turns, round after round: a host whose load
+ * drifts over seconds (a TCG guest shares its core) then weighs on every
+ * contender alike, rather than on whichever ran while it was busy.
+ */
+static void measure(struct contender *c, size_t n, int runs)
 {
-	double *t = calloc(runs, sizeof(*t)), u0, s0, u1, s1;
-	int i;
+	double *t = calloc((size_t)runs * n, sizeof(*t)), u0, s0, u1, s1;
+	size_t i;
+	int r;
 
 	if (!t) {
-		c->result = -ENOMEM;
+		for (i = 0; i < n; i++)
+			c[i].result = -ENOMEM;
 		return;
 	}
-	c->fn();	/* warm caches: the first sysfs walk also builds dentries */
-	cpu_ms(c->rusage_who, &u0, &s0);
-	for (i = 0; i < runs; i++) {
-		double start = now_ms();
+	/* Warm caches: the first sysfs walk also builds dentries. */
+	for (i = 0; i < n; i++)
+		c[i].fn();
+	for (r = 0; r < runs; r++) {
+		for (i = 0; i < n; i++) {
+			double start;
 
-		c->result = c->fn();
-		t[i] = now_ms() - start;
-		if (c->result < 0)
-			break;
+			if (c[i].result < 0)
+				continue;
+			cpu_ms(c[i].rusage_who, &u0, &s0);
+			start = now_ms();
+			c[i].result = c[i].fn();
+			t[i * runs + r] = now_ms() - start;
+			cpu_ms(c[i].rusage_who, &u1, &s1);
+			c[i].user += (u1 - u0) / runs;
+			c[i].sys += (s1 - s0) / runs;
+		}
 	}
-	cpu_ms(c->rusage_who, &u1, &s1);
-	qsort(t, i, sizeof(*t), cmp_double);
-	c->ms = i ? t[i / 2] : 0;
-	c->user = i ? (u1 - u0) / i : 0;
-	c->sys = i ? (s1 - s0) / i : 0;
+	for (i = 0; i < n; i++) {
+		qsort(t + i * runs, runs, sizeof(*t), cmp_double);
+		c[i].ms = t[i * runs + runs / 2];
+	}
 	free(t);
 }
 
 static void about(void)
 {
-	printf("bench: median wall time of each contender; \"Nx\" is sysfs walk time / its time\n"
+	printf("bench: median wall time of each contender, all taking turns; \"Nx\" is sysfs walk time / its time\n"
 	       "bench:   sysfs walk: /proc/modules, then open+read+parse every /sys/module/*/sections/* file\n"
 	       "bench:   secmap dump --json: the CLI as users run it, output to /dev/null; it also\n"
 	       "bench:     looks for each module's .ko and reads those it finds: the real (xz)\n"
@@ -252,9 +267,8 @@ static void about(void)
 
 int main(int argc, char **argv)
 {
-	struct contender sysfs = { .what = "sysfs walk", .fn = sysfs_walk,
-				   .rusage_who = RUSAGE_SELF };
-	struct contender c[] = {
+	struct contender all[] = {
+		{ .what = "sysfs walk", .fn = sysfs_walk, .rusage_who = RUSAGE_SELF },
 		{ .what = "secmap dump --json (warm cache)", .fn = cli_dump,
 		  .rusage_who = RUSAGE_CHILDREN },
 		{ .what = "secmap dump --json --no-cache", .fn = cli_dump_no_cache,
@@ -265,6 +279,8 @@ int main(int argc, char **argv)
 		{ .what = "secmap --version", .fn = cli_version, .rusage_who = RUSAGE_CHILDREN },
 		{ .what = "static no-op exec", .fn = noop_exec, .rusage_who = RUSAGE_CHILDREN },
 	};
+	const struct contender *sysfs = &all[0];
+	const size_t n = sizeof(all) / sizeof(all[0]);
 	const char *label;
 	int runs, failed = 0;
 	size_t i;
@@ -280,27 +296,26 @@ int main(int argc, char **argv)
 	if (runs < 1)
 		runs = 1;
 
-	measure(&sysfs, runs);
-	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
-		measure(&c[i], runs);
+	measure(all, n, runs);
 
-	if (sysfs.result < 0) {
-		printf("bench %-10s %-34s failed: %s\n", label, sysfs.what, strerror(-sysfs.result));
+	if (sysfs->result < 0) {
+		printf("bench %-10s %-34s failed: %s\n", label, sysfs->what, strerror(-sysfs->result));
 		return 1;
 	}
 	printf("bench %-10s %-34s %9.2f ms           (user %7.2f, kernel %7.2f ms)  %ld sections\n",
-	       label, sysfs.what, sysfs.ms, sysfs.user, sysfs.sys, sysfs.result);
-	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		if (c[i].result < 0) {
-			printf("bench %-10s %-34s failed: %s\n", label, c[i].what,
-			       strerror(-c[i].result));
+	       label, sysfs->what, sysfs->ms, sysfs->user, sysfs->sys, sysfs->result);
+	for (i = 1; i < n; i++) {
+		const struct contender *c = &all[i];
+
+		if (c->result < 0) {
+			printf("bench %-10s %-34s failed: %s\n", label, c->what, strerror(-c->result));
 			failed = 1;
 			continue;
 		}
 		printf("bench %-10s %-34s %9.2f ms %7.1fx  (user %7.2f, kernel %7.2f ms)", label,
-		       c[i].what, c[i].ms, sysfs.ms / c[i].ms, c[i].user, c[i].sys);
-		if (c[i].fn == lib_dump)
-			printf("  %ld sections", c[i].result);
+		       c->what, c->ms, sysfs->ms / c->ms, c->user, c->sys);
+		if (c->fn == lib_dump)
+			printf("  %ld sections", c->result);
 		putchar('\n');
 	}
 	return failed;
