@@ -21,23 +21,38 @@ static int put_region(struct sk_buff *skb, const struct secmap_region *region)
 	return 0;
 }
 
+/* SECMAP_SECTION_F_* of @sec, once init memory is (or is not) @freed. */
+static u32 section_flags(const struct secmap_section *sec, bool freed)
+{
+	if (!sec->init)
+		return 0;
+	return SECMAP_SECTION_F_INIT | (freed ? SECMAP_SECTION_F_FREED : 0);
+}
+
+/* The region type holding @sec, or SECMAP_SECTION_NO_REGION. */
+static u32 section_region(const struct secmap_entry *entry, const struct secmap_section *sec,
+			  bool freed)
+{
+	/* A freed init region no longer holds anything. */
+	if (sec->region < 0 || (freed && sec->init))
+		return SECMAP_SECTION_NO_REGION;
+	return entry->regions[sec->region].type;
+}
+
 static int put_section(struct sk_buff *skb, const struct secmap_entry *entry,
 		       const struct secmap_section *sec, bool freed)
 {
 	struct nlattr *nest = nla_nest_start(skb, SECMAP_A_MODULE_SECTION);
-	u32 flags = 0;
+	u32 region = section_region(entry, sec, freed);
 
 	if (!nest)
 		return -EMSGSIZE;
-	if (sec->init)
-		flags |= SECMAP_SECTION_F_INIT | (freed ? SECMAP_SECTION_F_FREED : 0);
 	if (nla_put_string(skb, SECMAP_A_SECTION_NAME, sec->name) ||
 	    nla_put_u64_64bit(skb, SECMAP_A_SECTION_ADDR, sec->addr, SECMAP_A_SECTION_PAD) ||
-	    nla_put_u32(skb, SECMAP_A_SECTION_FLAGS, flags))
+	    nla_put_u32(skb, SECMAP_A_SECTION_FLAGS, section_flags(sec, freed)))
 		goto cancel;
-	/* A freed init region no longer holds anything. */
-	if (sec->region >= 0 && !(freed && sec->init) &&
-	    nla_put_u32(skb, SECMAP_A_SECTION_REGION, entry->regions[sec->region].type))
+	if (region != SECMAP_SECTION_NO_REGION &&
+	    nla_put_u32(skb, SECMAP_A_SECTION_REGION, region))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -84,14 +99,10 @@ static int put_section_table(struct sk_buff *skb, const struct secmap_entry *ent
 		struct secmap_section_desc desc = {
 			.addr = sec->addr,
 			.name_off = sec->name - names,
-			.region = SECMAP_SECTION_NO_REGION,
+			.flags = section_flags(sec, freed),
+			.region = section_region(entry, sec, freed),
 		};
 
-		if (sec->init)
-			desc.flags = SECMAP_SECTION_F_INIT | (freed ? SECMAP_SECTION_F_FREED : 0);
-		/* A freed init region no longer holds anything. */
-		if (sec->region >= 0 && !(freed && sec->init))
-			desc.region = entry->regions[sec->region].type;
 		/* Where nothing pads for 64-bit, the payload is only 4-byte aligned. */
 		memcpy(at + i * sizeof(desc), &desc, sizeof(desc));
 	}

@@ -198,15 +198,12 @@ size_t secmap_registry_memory(unsigned int *nr_entries, unsigned int *nr_section
 {
 	const struct secmap_entry *entry;
 	size_t bytes = 0;
-	unsigned int i;
 
 	*nr_entries = 0;
 	*nr_sections = 0;
 	spin_lock(&registry_lock);
 	list_for_each_entry(entry, &registry, node) {
-		bytes += struct_size(entry, sections, entry->nr_sections);
-		for (i = 0; i < entry->nr_sections; i++)
-			bytes += strlen(entry->sections[i].name) + 1;
+		bytes += struct_size(entry, sections, entry->nr_sections) + entry->names_len;
 		(*nr_entries)++;
 		*nr_sections += entry->nr_sections;
 	}
