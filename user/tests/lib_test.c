@@ -434,6 +434,57 @@ TEST_F(parse, section_table_malformed)
 	EXPECT_EQ(0, parse_exact(nlh, self->snap));
 }
 
+/*
+ * A compact reply cut at every length past its netlink header (the receive
+ * loop checks that much before any parser runs), and with every bit after
+ * it flipped in turn: each parse either succeeds or says -EPROTO (ASan
+ * checks the reads).
+ */
+TEST(section_table_cut_and_flipped)
+{
+	const size_t n = sizeof(table_secs) / sizeof(table_secs[0]);
+	static char buf[BUF_SIZE], work[BUF_SIZE];
+	struct nlmsghdr *nlh = msg_module(buf, "dummy");
+	struct secmap_snapshot *snap;
+	uint32_t full, len;
+	size_t byte;
+	int bit, ret, fails = 0;
+
+	msg_region(nlh, SECMAP_REGION_TEXT, 0xffffffffc0564000ULL, 8192);
+	msg_section_table(nlh, table_secs, n, 1);
+	full = nlh->nlmsg_len;
+	for (len = sizeof(struct nlmsghdr); len <= full; len++) {
+		memcpy(work, buf, full);
+		((struct nlmsghdr *)work)->nlmsg_len = len;
+		snap = libsecmap_snapshot_new();
+		ASSERT_NE(NULL, snap);
+		ret = parse_exact((struct nlmsghdr *)work, snap);
+		EXPECT_TRUE(ret == 0 || ret == -EPROTO) TH_LOG("cut at %u: %d", len, ret);
+		fails += ret != 0;
+		secmap_snapshot_free(snap);
+	}
+	/* Only whole attributes parse: all but a few cuts land inside one. */
+	EXPECT_LE((int)(full - sizeof(struct nlmsghdr) - 8), fails);
+	for (byte = sizeof(struct nlmsghdr); byte < full; byte++) {
+		for (bit = 0; bit < 8; bit++) {
+			const struct secmap_module *mod;
+			size_t i;
+
+			memcpy(work, buf, full);
+			work[byte] ^= (char)(1 << bit);
+			snap = libsecmap_snapshot_new();
+			ASSERT_NE(NULL, snap);
+			ret = parse_exact((struct nlmsghdr *)work, snap);
+			EXPECT_TRUE(ret == 0 || ret == -EPROTO)
+				TH_LOG("byte %zu bit %d: %d", byte, bit, ret);
+			mod = secmap_snapshot_module(snap, 0);
+			for (i = 0; !ret && mod && i < secmap_module_section_count(mod); i++)
+				EXPECT_LT(0U, strlen(secmap_section_name(secmap_module_section(mod, i))));
+			secmap_snapshot_free(snap);
+		}
+	}
+}
+
 TEST_F(parse, failure_leaves_snapshot_intact)
 {
 	struct nlmsghdr *nlh = msg_module(self->buf, "dummy");
