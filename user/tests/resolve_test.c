@@ -365,6 +365,145 @@ TEST_F(res, many_at_once_equals_one_by_one)
 }
 
 /*
+ * A random timeline checked against a model of it kept here: modules
+ * loaded over and over, each load's sections placed at random, unloaded at
+ * random; half the loads into a few pages (a page there is covered by more
+ * than a hundred mappings over the recording), half into many (a handful
+ * each), so that both ways of searching a page's list are taken. The model's
+ * answer for (address, time) is a linear scan: of the mappings holding
+ * the address with from <= time <= to, the last to start. Every time an
+ * event happened, and the instants either side, are asked about.
+ */
+#define MODEL_AREA	0xffffffffc0100000ull
+#define MODEL_PAGES	8		/* the crowded area; then SPARSE_PAGES more */
+#define SPARSE_PAGES	120
+#define MODEL_NAMES	8
+#define MODEL_MAPS	1500
+
+struct model_map {
+	uint64_t start, end, from, to;
+	unsigned int name, section;
+};
+
+static uint64_t model_rand(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+static const struct model_map *model_find(const struct model_map *maps, size_t n, uint64_t addr,
+					  uint64_t t)
+{
+	const struct model_map *best = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (maps[i].start <= addr && addr < maps[i].end && maps[i].from <= t &&
+		    t <= maps[i].to && (!best || maps[i].from > best->from))
+			best = &maps[i];
+	return best;
+}
+
+TEST_F(res, random_timeline_against_a_model)
+{
+	static const char *const names[MODEL_NAMES] = { "m0", "m1", "m2", "m3",
+							 "m4", "m5", "m6", "m7" };
+	static const char *const sections[] = { ".text", ".text.unlikely", ".noinstr.text",
+						".exit.text" };
+	struct secmap_resolver_opts opts = { .search = &self->search, .no_ko = true };
+	static struct model_map maps[MODEL_MAPS];
+	size_t nr = 0, open_from[MODEL_NAMES], i, asked = 0, hits = 0, crowded = 0, sparse = 0;
+	bool loaded[MODEL_NAMES] = { false };
+	uint64_t state = 0x5eed5eedull, t, seq = 1, addr, end_time;
+	struct secmap_resolution r;
+	struct secmap_record rec;
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	rec = resync_rec(SECMAP_RESYNC_START, 0, 1, 0);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	/* One event every 10 ns from 10 on, each at a time of its own. */
+	for (t = 10; nr + 4 <= MODEL_MAPS; t += 10) {
+		unsigned int m = model_rand(&state) % MODEL_NAMES, s, nsec;
+
+		if (loaded[m]) {
+			rec = unmap_rec(names[m], t, false, seq++);
+			ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+			for (i = open_from[m]; i < nr; i++)
+				if (maps[i].name == m && maps[i].to == UINT64_MAX)
+					maps[i].to = t;
+			loaded[m] = false;
+			continue;
+		}
+		addr = MODEL_AREA + model_rand(&state) % (MODEL_PAGES * 4096);
+		if (model_rand(&state) & 1)
+			addr += MODEL_PAGES * 4096 + model_rand(&state) % (SPARSE_PAGES * 4096);
+		nsec = 1 + model_rand(&state) % 4;
+		open_from[m] = nr;
+		for (s = 0; s < nsec; s++) {
+			uint64_t len = 16 + model_rand(&state) % 6000;
+
+			maps[nr] = (struct model_map) {
+				.start = addr, .end = addr + len, .from = t, .to = UINT64_MAX,
+				.name = m, .section = s,
+			};
+			rec = map_rec(names[m], sections[s], addr, len, t, SECMAP_MAP_F_EXEC, seq,
+				      NULL, 0);
+			ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+			addr += len + model_rand(&state) % 256;
+			nr++;
+		}
+		seq++;
+		loaded[m] = true;
+	}
+	end_time = t;
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+
+	for (t = 9; t <= end_time + 1; t += (t % 10 == 1) ? 8 : 1) {
+		for (i = 0; i < 8; i++) {
+			const struct model_map *want;
+			int err;
+
+			addr = MODEL_AREA - 64 + model_rand(&state) % (MODEL_PAGES * 4096 + 8192);
+			if (model_rand(&state) & 1)
+				addr += MODEL_PAGES * 4096 + model_rand(&state) % (SPARSE_PAGES * 4096);
+			want = model_find(maps, nr, addr, t);
+			err = secmap_resolve(self->res, addr, t, &r);
+			asked++;
+			if (!want) {
+				/* Nothing, or a module's footprint: never a section. */
+				if (!err)
+					ASSERT_EQ(NULL, r.section) TH_LOG("%#" PRIx64 " at %" PRIu64 ": %s %s",
+								  addr, t, r.module, r.section);
+				continue;
+			}
+			hits++;
+			ASSERT_EQ(0, err) TH_LOG("%#" PRIx64 " at %" PRIu64 ": want %s", addr, t,
+						 names[want->name]);
+			ASSERT_STREQ(names[want->name], r.module);
+			ASSERT_STREQ(sections[want->section], r.section);
+			ASSERT_EQ(addr - want->start, r.section_offset);
+		}
+	}
+	/* Pages covered by more than a hundred mappings, and by a few. */
+	for (addr = MODEL_AREA; addr < MODEL_AREA + (MODEL_PAGES + SPARSE_PAGES) * 4096;
+	     addr += 4096) {
+		size_t n = 0;
+
+		for (i = 0; i < nr; i++)
+			n += maps[i].start < addr + 4096 && addr < maps[i].end;
+		crowded += n > 100;
+		sparse += n > 1 && n < 16;
+	}
+	ASSERT_GT(crowded, 0);
+	ASSERT_GT(sparse, 0);
+	ASSERT_GT(hits, asked / 8);
+	TH_LOG("%zu mappings; %zu pages covered by more than 100 of them, %zu by 2 to 15; "
+	       "%zu lookups, %zu in a section", nr, crowded, sparse, asked, hits);
+}
+
+/*
  * Addresses far apart: a per-CPU template at its offset (0x39000 in a
  * 6.12 VM's recording), a section at the top of the address space, one
  * claiming 2^40 bytes. The index neither fails (it once asked for 8 GiB
