@@ -32,6 +32,7 @@
 #define RS_FOOTPRINT		UINT32_MAX	/* rs_map.section of a footprint */
 #define RS_OPEN			UINT64_MAX	/* rs_map.to while still mapped */
 #define RS_FOOTPRINT_GAP	4096
+#define RS_COUNT_MAX		32	/* a bucket list this short may be counted */
 
 struct rs_sym {
 	uint64_t start, end;	/* offsets in the section */
@@ -1257,12 +1258,13 @@ fail:
 
 /*
  * The mapping holding @addr at @time in @idx: of those valid then, the last
- * to start. NULL if none.
+ * to start. NULL if none. @counted: see below; a constant in each caller.
  */
-static inline const struct rs_slot *index_find(const struct rs_index *idx, uint64_t addr,
-					       uint64_t time)
+static inline __attribute__((always_inline)) const struct rs_slot *
+index_find(const struct rs_index *idx, uint64_t addr, uint64_t time, bool counted)
 {
 	const struct rs_slot *slot, *end;
+	size_t i, n, skip;
 	uint64_t b;
 
 	if (addr < idx->base || !idx->nr_buckets)
@@ -1278,9 +1280,25 @@ static inline const struct rs_slot *index_find(const struct rs_index *idx, uint6
 				return slot;
 		return NULL;
 	}
-	/* Those that started after @time lead the list: a later life, or a later module here. */
-	while (slot < end && slot->from > time)
-		slot++;
+	/*
+	 * Those that started after @time lead the list: a later life, or a
+	 * later module here. One by one, a lookup stops at the first that
+	 * started before: a branch per slot on a load from memory, whose
+	 * mispredicted exit the next lookup's loads (independent of it) ride
+	 * out. Where the list was prefetched (secmap_resolve_many()), it is
+	 * cheaper to count them in a short list, with no branch on the data.
+	 * Measured on the bench's timeline: counting gave batches 20-30% more
+	 * lookups a second, and single lookups 20% fewer.
+	 */
+	n = (size_t)(end - slot);
+	if (counted && n <= RS_COUNT_MAX) {
+		for (i = 0, skip = 0; i < n; i++)
+			skip += slot[i].from > time;
+		slot += skip;
+	} else {
+		while (slot < end && slot->from > time)
+			slot++;
+	}
 	for (; slot < end; slot++)
 		if (slot->start <= addr && addr - slot->start < slot->len && time <= slot->to)
 			return slot;
@@ -1419,7 +1437,7 @@ answer(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
 
 	if (slot) {
 		ref = &res->sections.refs[slot->ref];
-	} else if ((slot = index_find(&res->footprints, addr, time))) {
+	} else if ((slot = index_find(&res->footprints, addr, time, false))) {
 		ref = &res->footprints.refs[slot->ref];
 	} else {
 		*out = empty;	/* not memset(): gcc makes that rep stos, slow to start */
@@ -1451,7 +1469,7 @@ SECMAP_EXPORT int secmap_resolve(const struct secmap_resolver *res, uint64_t add
 {
 	if (!res || !out || !res->finished || res->err)
 		return -EINVAL;
-	return answer(res, addr, time, index_find(&res->sections, addr, time), out);
+	return answer(res, addr, time, index_find(&res->sections, addr, time, false), out);
 }
 
 SECMAP_EXPORT size_t secmap_resolver_nr_modules(const struct secmap_resolver *res)
@@ -1536,7 +1554,7 @@ SECMAP_EXPORT void secmap_resolve_many(const struct secmap_resolver *res, const 
 		}
 		if (i < n) {
 			found[i % RS_AHEAD] = index_find(idx, addrs[i],
-							 times ? times[i] : SECMAP_TIME_ANY);
+							 times ? times[i] : SECMAP_TIME_ANY, true);
 			if (found[i % RS_AHEAD])
 				__builtin_prefetch(&idx->refs[found[i % RS_AHEAD]->ref]);
 		}
