@@ -5,9 +5,11 @@
  * loads, each reload at another module's former addresses; random
  * addresses (inside a mapped section) and times (inside its validity).
  * Every answer is checked against the timeline (the resolver interns
- * module names, so a pointer comparison), in the timed loop. The baseline, in the same
- * run, is a plain binary search over as many sorted keys as the index has
- * cuts: the floor any address-sorted index pays in memory traffic.
+ * module names, so a pointer comparison), in the timed loop. Lookups one at
+ * a time (secmap_resolve()) and in batches (secmap_resolve_many()) take
+ * turns, round after round, with the baseline: a plain binary search over
+ * as many sorted keys as the index has cuts, the floor any address-sorted
+ * index pays in memory traffic.
  *
  *   resolve_bench [MODULES SECTIONS RELOADS LOOKUPS]
  */
@@ -37,6 +39,13 @@ static uint64_t next_rand(void)
 	rng ^= rng >> 7;
 	rng ^= rng << 17;
 	return rng;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
 }
 
 static double now(void)
@@ -69,12 +78,20 @@ int main(int argc, char **argv)
 	uint64_t *keys, sink = 0;
 	size_t i, wrong = 0, nr_keys;
 	unsigned int m, s, r;
-	double t0, build_s, lookup_s, many_s, bsearch_s;
-	size_t wrong_many = 0;
+	enum { BATCH = 256, ROUNDS = 21 };
+	static struct secmap_resolution outs[BATCH];
+	static uint64_t addrs[BATCH], times[BATCH];
+	static int rets[BATCH];
+	static double rate[3][ROUNDS];
+	double t0, build_s, median[3];
+	size_t wrong_many = 0, per_round, j, k;
+	int round;
 	int err;
 
-	if (nr_mods > 1000 || nr_secs > 64 || !nr_mods || !nr_secs || !nr_loads) {
-		fprintf(stderr, "resolve_bench: at most 1000 modules and 64 sections\n");
+	if (nr_mods > 1000 || nr_secs > 64 || !nr_mods || !nr_secs || !nr_loads ||
+	    nr_lookups < ROUNDS) {
+		fprintf(stderr, "resolve_bench: at most 1000 modules and 64 sections, at least %d "
+			"lookups\n", ROUNDS);
 		return 2;
 	}
 	for (m = 0; m < nr_mods; m++)
@@ -144,74 +161,83 @@ int main(int argc, char **argv)
 			return 1;
 		expect[m] = mod.name;
 	}
-	t0 = now();
-	for (i = 0; i < nr_lookups; i++) {
-		if (secmap_resolve(res, q[i].addr, q[i].time, &out) ||
-		    out.module != expect[q[i].module])
-			wrong++;
-		sink += out.section_offset;
-	}
-	lookup_s = now() - t0;
-
-	/* The same lookups in batches of BATCH, through secmap_resolve_many(). */
-	{
-		enum { BATCH = 256 };
-		static struct secmap_resolution outs[BATCH];
-		static uint64_t addrs[BATCH], times[BATCH];
-		static int rets[BATCH];
-		size_t j, k;
-
-		t0 = now();
-		for (i = 0; i < nr_lookups; i += BATCH) {
-			k = nr_lookups - i < BATCH ? nr_lookups - i : BATCH;
-			for (j = 0; j < k; j++) {
-				addrs[j] = q[i + j].addr;
-				times[j] = q[i + j].time;
-			}
-			secmap_resolve_many(res, addrs, times, k, outs, rets);
-			for (j = 0; j < k; j++) {
-				if (rets[j] || outs[j].module != expect[q[i + j].module])
-					wrong_many++;
-				sink += outs[j].section_offset;
-			}
-		}
-		many_s = now() - t0;
-	}
-
 	nr_keys = 2 * (size_t)nr_mods * nr_secs;	/* about the index's cuts */
 	keys = malloc(nr_keys * sizeof(*keys));
 	if (!keys)
 		return 1;
 	for (i = 0; i < nr_keys; i++)
 		keys[i] = AREA + i * (SEC / 2);
-	t0 = now();
-	for (i = 0; i < nr_lookups; i++) {
-		uint64_t key = AREA + (q[i].addr - AREA) % (nr_keys * (SEC / 2));
-		size_t lo = 0, hi = nr_keys;
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
+	/*
+	 * The three take turns, ROUNDS rounds of nr_lookups / ROUNDS each: a
+	 * host whose speed drifts over seconds (a shared machine's neighbours)
+	 * then weighs on all three alike. Medians of the rounds are printed.
+	 */
+	per_round = nr_lookups / ROUNDS;
+	for (round = 0; round < ROUNDS; round++) {
+		const struct query *rq = q + round * per_round;
 
-			if (keys[mid] <= key)
-				lo = mid + 1;
-			else
-				hi = mid;
+		t0 = now();
+		for (i = 0; i < per_round; i++) {
+			if (secmap_resolve(res, rq[i].addr, rq[i].time, &out) ||
+			    out.module != expect[rq[i].module])
+				wrong++;
+			sink += out.section_offset;
 		}
-		sink += lo;
+		rate[0][round] = per_round / (now() - t0);
+
+		t0 = now();
+		for (i = 0; i < per_round; i += BATCH) {
+			k = per_round - i < BATCH ? per_round - i : BATCH;
+			for (j = 0; j < k; j++) {
+				addrs[j] = rq[i + j].addr;
+				times[j] = rq[i + j].time;
+			}
+			secmap_resolve_many(res, addrs, times, k, outs, rets);
+			for (j = 0; j < k; j++) {
+				if (rets[j] || outs[j].module != expect[rq[i + j].module])
+					wrong_many++;
+				sink += outs[j].section_offset;
+			}
+		}
+		rate[1][round] = per_round / (now() - t0);
+
+		t0 = now();
+		for (i = 0; i < per_round; i++) {
+			uint64_t key = AREA + (rq[i].addr - AREA) % (nr_keys * (SEC / 2));
+			size_t lo = 0, hi = nr_keys;
+
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (keys[mid] <= key)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			sink += lo;
+		}
+		rate[2][round] = per_round / (now() - t0);
 	}
-	bsearch_s = now() - t0;
+	for (i = 0; i < 3; i++) {
+		qsort(rate[i], ROUNDS, sizeof(rate[i][0]), cmp_double);
+		median[i] = rate[i][ROUNDS / 2] / 1e6;
+	}
 
 	printf("bench resolve: %u modules x %u sections x %u loads = %zu mappings, index built "
 	       "in %.0f ms\n", nr_mods, nr_secs, nr_loads, secmap_resolver_nr_maps(res),
 	       build_s * 1e3);
-	printf("bench resolve: %.1f M lookups/s on one core (%.0f ns each; goal >= 30 M/s), "
-	       "%zu of %zu answers wrong\n", nr_lookups / lookup_s / 1e6,
-	       lookup_s / nr_lookups * 1e9, wrong, nr_lookups);
-	printf("bench resolve: %.1f M lookups/s on one core in batches (secmap_resolve_many), "
-	       "%zu wrong\n", nr_lookups / many_s / 1e6, wrong_many);
+	printf("bench resolve: medians of %d rounds, the three taking turns (fastest round: "
+	       "%.1f, %.1f, %.1f M/s)\n", ROUNDS, rate[0][ROUNDS - 1] / 1e6,
+	       rate[1][ROUNDS - 1] / 1e6, rate[2][ROUNDS - 1] / 1e6);
+	printf("bench resolve: %.1f M lookups/s on one core, one at a time (%.0f ns each; goal >= "
+	       "30 M/s), %zu of %zu answers wrong\n", median[0], 1e3 / median[0], wrong,
+	       per_round * ROUNDS);
+	printf("bench resolve: %.1f M lookups/s on one core in batches of %d "
+	       "(secmap_resolve_many), %zu wrong\n", median[1], BATCH, wrong_many);
 	printf("bench resolve: baseline, plain binary search over %zu keys: %.1f M/s; "
-	       "resolver/baseline %.2f (sink %" PRIu64 ")\n", nr_keys,
-	       nr_lookups / bsearch_s / 1e6, bsearch_s / lookup_s, sink & 1);
+	       "resolver/baseline %.2f one at a time, %.2f in batches (sink %" PRIu64 ")\n",
+	       nr_keys, median[2], median[0] / median[2], median[1] / median[2], sink & 1);
 	secmap_resolver_free(res);
 	free(q);
 	free(keys);
