@@ -42,7 +42,7 @@ guest: setup
 
 # The VM userspace alone, for scripts/check.sh, which has run setup already.
 guest-build:
-	$(MAKE) -C user OUTPUT=$(BUILD)/guest/ all
+	$(MAKE) -C user OUTPUT=$(BUILD)/guest/ all static
 	mkdir -p $(BUILD)/guest/tests
 	$(MAKE) -C selftests/secmap OUTPUT=$(BUILD)/guest/tests/ LIBSECMAP=$(BUILD)/guest/libsecmap.a
 

@@ -8,7 +8,8 @@
 # Results, all outside the git tree so that fresh clones share them:
 #   $SECMAP_CACHE/kernels/<tag>/{vmlinuz,modules/,kdir,release}  one per target kernel
 #   $SECMAP_CACHE/debug-kernel/<hash>/{src,obj,root}             the debug kernel's build
-#   $SECMAP_CACHE/sid-root                                        sid build root for 7.x
+#   $SECMAP_CACHE/sid-root                                        sid build root for 7.x;
+#                                                                 its libmnl.a for a static secmap
 #   $SECMAP_CACHE/linux-source/                                   harness headers, checkpatch
 #   $SECMAP_CACHE/perf/{host,sid}                                 path of the real perf ELF
 #                                                                 (host; inside the sid root)
@@ -98,7 +99,9 @@ SH
 prepare_sid_root() {
 	local root=$CACHE/sid-root
 	local dir=$CACHE/kernels/sid
-	local pkgs="gcc-16 make sparse linux-perf linux-image-cloud-amd64 linux-headers-cloud-amd64"
+	# libmnl-dev: bookworm's ships no libmnl.a, sid's does; the VMs run a
+	# static secmap (user/Makefile, static).
+	local pkgs="gcc-16 make sparse linux-perf linux-image-cloud-amd64 linux-headers-cloud-amd64 libmnl-dev"
 	[ "$(cat "$dir/ready" 2>/dev/null)" = "$pkgs" ] && return
 	if [ ! -f "$root/.secmap-debootstrap-done" ]; then
 		log "debootstrapping sid into $root"

@@ -7,8 +7,8 @@
 #
 # TAG: kernel prepared by scripts/setup.sh (6.1, 6.12, sid, 6.12-debug). MODE: test,
 # demo or bench. BUILD: the build folder holding kernels/TAG/*.ko (scripts/kbuild.sh),
-# guest/secmap and guest/tests/* (dynamically linked; their libraries are
-# copied in, since Debian ships no static libmnl). Writes BUILD/vm/TAG/{console.log,out.log,
+# guest/secmap-static (/bin/secmap in the VM), guest/secmap (/bin/secmap-dynamic)
+# and guest/tests/* (the dynamic ones' libraries are copied in). Writes BUILD/vm/TAG/{console.log,out.log,
 # results.tap}. The kernel's console is checked for oopses, BUGs, WARNs and
 # KASAN reports; each check is a TAP line, so a dirty console fails the run.
 # In test and demo modes the host's perf (Debian linux-perf, the ELF and its
@@ -128,13 +128,16 @@ for applet in tar base64 stty; do
 	grep -qx "$applet" <<<"$applets" || die "busybox lacks $applet"
 done
 cp /bin/busybox "$root/bin/busybox"
-cp "$build/guest/secmap" "$root/bin/secmap"
+# The static build is the one the tests and the bench run; the dynamic one,
+# as `make install` puts it, comes along for the bench to set beside it.
+cp "$build/guest/secmap-static" "$root/bin/secmap"
+cp "$build/guest/secmap" "$root/bin/secmap-dynamic"
 cp "$build/guest/tests/"* "$root/tests/"
 mkdir -p "$root/lib/secmap"
 cp "$top/scripts/tap.sh" "$root/lib/secmap/tap.sh"
 cp "$top/selftests/secmap/vm_util.sh" "$root/lib/secmap/vm_util.sh"
 # Programs whose libraries come along (the tests include shell scripts).
-elfs=("$root/bin/secmap")
+elfs=("$root/bin/secmap" "$root/bin/secmap-dynamic")
 for t in "$root/tests/"*; do
 	if [ "$(head -c 4 "$t")" = $'\x7fELF' ]; then elfs+=("$t"); fi
 done
@@ -152,6 +155,10 @@ elfs+=("$archive_lib")
 # The shared libraries (and loader) the binaries need, at the same paths.
 {
 	for bin in "${elfs[@]}"; do
+		# A static program (secmap built with STATIC=1) needs none.
+		if ! readelf -lW "$bin" | grep -q ' INTERP '; then
+			continue
+		fi
 		ldd "$bin" | grep -oE '/[^ ]+' || die "ldd $bin failed"
 	done
 	echo "$archive_lib"

@@ -27,7 +27,8 @@
 
 #include "secmap.h"
 
-#define SECMAP_BIN "/bin/secmap"
+#define SECMAP_BIN "/bin/secmap"		/* the static build (make static) */
+#define SECMAP_DYNAMIC_BIN "/bin/secmap-dynamic"	/* as make install puts it */
 #define NOOP_BIN "/bench/bench_noop"
 
 static double now_ms(void)
@@ -177,6 +178,27 @@ static long cli_version(void)
 	return run_cli(argv);
 }
 
+static long dynamic_dump(void)
+{
+	static char *const argv[] = { "secmap", "dump", "--json", NULL };
+
+	return run(SECMAP_DYNAMIC_BIN, argv);
+}
+
+static long dynamic_dump_no_ko(void)
+{
+	static char *const argv[] = { "secmap", "dump", "--json", "--no-ko", NULL };
+
+	return run(SECMAP_DYNAMIC_BIN, argv);
+}
+
+static long dynamic_version(void)
+{
+	static char *const argv[] = { "secmap", "--version", NULL };
+
+	return run(SECMAP_DYNAMIC_BIN, argv);
+}
+
 static long noop_exec(void)
 {
 	static char *const argv[] = { "bench_noop", NULL };
@@ -249,6 +271,8 @@ static void about(void)
 {
 	printf("bench: median wall time of each contender, all taking turns; \"Nx\" is sysfs walk time / its time\n"
 	       "bench:   sysfs walk: /proc/modules, then open+read+parse every /sys/module/*/sections/* file\n"
+	       "bench:   secmap: the static build (make static), as the VMs run it; \"dynamic\":\n"
+	       "bench:     the same CLI linked to its shared libraries, as make install puts it\n"
 	       "bench:   secmap dump --json: the CLI as users run it, output to /dev/null; it also\n"
 	       "bench:     looks for each module's .ko and reads those it finds: the real (xz)\n"
 	       "bench:     modules loaded at boot; the clones are in no modules.dep, so for them it\n"
@@ -277,6 +301,12 @@ int main(int argc, char **argv)
 		  .rusage_who = RUSAGE_CHILDREN },
 		{ .what = "libsecmap dump (in-process)", .fn = lib_dump, .rusage_who = RUSAGE_SELF },
 		{ .what = "secmap --version", .fn = cli_version, .rusage_who = RUSAGE_CHILDREN },
+		{ .what = "dynamic: dump --json (warm cache)", .fn = dynamic_dump,
+		  .rusage_who = RUSAGE_CHILDREN },
+		{ .what = "dynamic: dump --json --no-ko", .fn = dynamic_dump_no_ko,
+		  .rusage_who = RUSAGE_CHILDREN },
+		{ .what = "dynamic: secmap --version", .fn = dynamic_version,
+		  .rusage_who = RUSAGE_CHILDREN },
 		{ .what = "static no-op exec", .fn = noop_exec, .rusage_who = RUSAGE_CHILDREN },
 	};
 	const struct contender *sysfs = &all[0];
