@@ -155,10 +155,10 @@ elfs+=("$archive_lib")
 # The shared libraries (and loader) the binaries need, at the same paths.
 {
 	for bin in "${elfs[@]}"; do
-		# A static program (secmap built with STATIC=1) needs none.
-		if ! readelf -lW "$bin" | grep -q ' INTERP '; then
-			continue
-		fi
+		# A static program (secmap-static) has no dynamic segment and
+		# needs nothing; a shared library has one, and no INTERP.
+		segments=$(readelf -lW "$bin") || die "readelf $bin failed"
+		grep -q ' DYNAMIC ' <<<"$segments" || continue
 		ldd "$bin" | grep -oE '/[^ ]+' || die "ldd $bin failed"
 	done
 	echo "$archive_lib"
