@@ -166,6 +166,10 @@ elfs+=("$archive_lib")
 	mkdir -p "$root$(dirname "$lib")"
 	cp -L "$lib" "$root$lib"
 done
+# Debian has the loader in the multiarch directory as well (/lib64's is a
+# link to it); secmap-static's dlopen() of libarchive looks for it there, by
+# libc.so.6's DT_NEEDED name, with no ld.so.cache to say /lib64.
+cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
 install -m 0755 "$top/selftests/secmap/vm-init.sh" "$root/init"
 echo "$mode" >"$root/etc/secmap/mode"
 # stress_test.sh and netlink_fuzz_test: their full size on the debug kernel,
