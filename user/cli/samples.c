@@ -87,7 +87,12 @@ struct sample_walk {
 	struct task_table threads;	/* by tid: names */
 	struct frame *chain;
 	size_t chain_cap;
-	/* resolve_kernel(): the last module answered, and its "[module]" dso */
+	/* A callchain's kernel frames, resolved in one secmap_resolve_many() */
+	uint64_t kernel_ips[MAX_STACK], kernel_times[MAX_STACK];
+	uint32_t kernel_frames[MAX_STACK];	/* their places in chain */
+	struct secmap_resolution kernel_res[MAX_STACK];
+	int kernel_ret[MAX_STACK];
+	/* kernel_frame(): the last module answered, and its "[module]" dso */
 	const char *last_module;
 	const char *last_module_dso;
 	/* sample_walk_next(): the last pid and tid looked up, and their tasks (or NULL) */
@@ -498,35 +503,36 @@ static void resolve_user(struct sample_walk *w, const struct task *t, uint64_t i
 	}
 }
 
-static int resolve_kernel(struct sample_walk *w, uint64_t ip, uint64_t time, struct frame *f)
+/* A kernel frame from the resolver's answer @r, or its error @err. */
+static int kernel_frame(struct sample_walk *w, int err, const struct secmap_resolution *r,
+			struct frame *f)
 {
-	struct secmap_resolution r;
 	char buf[300];
 
-	if (secmap_resolve(w->res, ip, time, &r)) {
+	if (err) {
 		f->dso = "[unknown]";
 		return 0;
 	}
-	f->module = r.module;
-	f->symbol = r.symbol;
-	f->symbol_offset = r.symbol_offset;
-	if (r.kind == SECMAP_RESOLVED_KERNEL) {
+	f->module = r->module;
+	f->symbol = r->symbol;
+	f->symbol_offset = r->symbol_offset;
+	if (r->kind == SECMAP_RESOLVED_KERNEL) {
 		f->dso = "[kernel.kallsyms]";
 		return 0;
 	}
-	f->section = r.section;
-	f->section_offset = r.section_offset;
+	f->section = r->section;
+	f->section_offset = r->section_offset;
 	/*
 	 * The resolver's names stay put, so one pointer is one module, and a
 	 * module's samples come in runs: its dso is formatted and hashed once
 	 * a run, not once a sample.
 	 */
-	if (r.module != w->last_module) {
-		snprintf(buf, sizeof(buf), "[%s]", r.module);
+	if (r->module != w->last_module) {
+		snprintf(buf, sizeof(buf), "[%s]", r->module);
 		w->last_module_dso = intern(&w->strings, buf);
 		if (!w->last_module_dso)
 			return -ENOMEM;
-		w->last_module = r.module;
+		w->last_module = r->module;
 	}
 	f->dso = w->last_module_dso;
 	return 0;
@@ -536,10 +542,31 @@ static int resolve_kernel(struct sample_walk *w, uint64_t ip, uint64_t time, str
 static int resolve_frame(struct sample_walk *w, const struct task *t, uint64_t ip,
 			 uint64_t time, bool kernel, struct frame *f)
 {
+	struct secmap_resolution r;
+
 	f->ip = ip;
 	if (kernel)
-		return resolve_kernel(w, ip, time, f);
+		return kernel_frame(w, secmap_resolve(w->res, ip, time, &r), &r, f);
 	resolve_user(w, t, ip, time, f);
+	return 0;
+}
+
+/*
+ * The kernel frames of a callchain, @n of them at w->kernel_frames, in one
+ * batch: the resolver fetches the memory of the next lookups while it
+ * answers the first (twice the lookups a second of one at a time, on
+ * random addresses; make bench).
+ */
+static int resolve_kernel_chain(struct sample_walk *w, size_t n, uint64_t time)
+{
+	size_t i;
+
+	secmap_resolve_many(w->res, w->kernel_ips, time == SECMAP_TIME_ANY ? NULL : w->kernel_times,
+			    n, w->kernel_res, w->kernel_ret);
+	for (i = 0; i < n; i++)
+		if (kernel_frame(w, w->kernel_ret[i], &w->kernel_res[i],
+				 &w->chain[w->kernel_frames[i]]))
+			return -ENOMEM;
 	return 0;
 }
 
@@ -640,7 +667,7 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 	const struct event_info *ev;
 	const struct task *t;
 	enum { CHAIN_USER, CHAIN_KERNEL, CHAIN_HV } mode;
-	size_t i, n;
+	size_t i, n, nr_kernel;
 	uint64_t time;
 	bool kernel;
 	int ret;
@@ -712,6 +739,7 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 		 * corrupt, and perf drops it, keeping the sample.
 		 */
 		mode = CHAIN_USER;
+		nr_kernel = 0;
 		for (i = 0, n = 0; i < rec.nr_callchain && n < MAX_STACK; i++) {
 			uint64_t ip = rec.callchain[i];
 
@@ -732,12 +760,19 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 			if (mode == CHAIN_HV) {
 				w->chain[n].ip = ip;
 				w->chain[n].dso = "[unknown]";
-			} else if (resolve_frame(w, t, ip, time, mode == CHAIN_KERNEL,
-						 &w->chain[n])) {
-				goto nomem;
+			} else if (mode == CHAIN_KERNEL) {
+				w->chain[n].ip = ip;
+				w->kernel_ips[nr_kernel] = ip;
+				w->kernel_times[nr_kernel] = time;
+				w->kernel_frames[nr_kernel++] = (uint32_t)n;
+			} else {
+				resolve_frame(w, t, ip, time, false, &w->chain[n]);
 			}
 			n++;
 		}
+		/* A corrupt chain (n = 0) is dropped, its kernel frames with it. */
+		if (n && nr_kernel && resolve_kernel_chain(w, nr_kernel, time))
+			goto nomem;
 		s->chain = w->chain;
 		s->nr_chain = n;
 		return 1;
