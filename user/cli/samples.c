@@ -7,6 +7,7 @@
  * secmap replaces.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #define CLOCK_MONOTONIC_ID	1
 /* perf script's default callchain depth. */
 #define MAX_STACK		127
+#define AHEAD			64	/* samples read ahead, see struct sample_walk */
 
 /* Strings kept for the walk's lifetime, each once. */
 struct interned {
@@ -92,6 +94,17 @@ struct sample_walk {
 	uint32_t kernel_frames[MAX_STACK];	/* their places in chain */
 	struct secmap_resolution kernel_res[MAX_STACK];
 	int kernel_ret[MAX_STACK];
+	/*
+	 * Samples read ahead of the caller, AHEAD at most: their own kernel
+	 * ips are resolved in one secmap_resolve_many(). A read's end or
+	 * error is kept as the last item, and said when the caller gets there.
+	 */
+	struct ahead *ahead;
+	size_t nr_ahead, ahead_pos;
+	uint64_t own_ips[AHEAD], own_times[AHEAD];
+	uint32_t own_items[AHEAD];
+	struct secmap_resolution own_res[AHEAD];
+	int own_ret[AHEAD];
 	/* kernel_frame(): the last module answered, and its "[module]" dso */
 	const char *last_module;
 	const char *last_module_dso;
@@ -112,6 +125,19 @@ struct sample_walk {
 	uint64_t round_max;		/* seen_max at the previous FINISHED_ROUND */
 	uint64_t seq;
 	bool eof;
+	/* next_sample(): how reading ended, once it has */
+	bool read_ended;
+	int read_end;
+	char read_error[PATH_MAX + 128];
+};
+
+/* A sample read ahead, with its own copy of the callchain; or how the read ended. */
+struct ahead {
+	int ret;		/* read_sample()'s */
+	struct sample s;
+	struct frame *chain;
+	size_t chain_cap;
+	bool own_kernel;	/* s.frame is a kernel ip, still to resolve */
 };
 
 /* A sample held back for time order, with its own copy of the callchain. */
@@ -627,7 +653,8 @@ int sample_walk_open(const struct resolver_args *args, unsigned int flags, struc
 		free(w);
 		return recording_exit_code(err);
 	}
-	if (events_info(w)) {
+	w->ahead = calloc(AHEAD, sizeof(*w->ahead));
+	if (!w->ahead || events_info(w)) {
 		p_err("out of memory");
 		sample_walk_close(w);
 		return SECMAP_EXIT_FAILURE;
@@ -659,8 +686,12 @@ int sample_walk_open(const struct resolver_args *args, unsigned int flags, struc
 
 static const struct sample empty_sample;
 
-/* 1 and *@s, 2 at a FINISHED_ROUND, 0 at the end, or an exit code's negation. */
-static int read_sample(struct sample_walk *w, struct sample *s)
+/*
+ * 1 and *@s, 2 at a FINISHED_ROUND, 0 at the end, or an exit code's
+ * negation (the error said in w->read_error, not yet printed). *@own_kernel:
+ * the sample's own ip is the kernel's, in s->frame.ip, still to resolve.
+ */
+static int read_sample(struct sample_walk *w, struct sample *s, bool *own_kernel)
 {
 	struct secmap_perf_record rec;
 	static const struct event_info no_event = { .period = 1 };
@@ -713,10 +744,16 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 		else if (!s->comm && !(s->comm = unnamed_comm(w, rec.tid)))
 			goto nomem;
 		kernel = rec.cpumode == CPUMODE_KERNEL;
-		/* s->frame is zeroed with the rest of *s: filled once, not cleared twice. */
-		if (rec.cpumode == CPUMODE_KERNEL || rec.cpumode == CPUMODE_USER) {
-			if (resolve_frame(w, t, rec.ip, time, kernel, &s->frame))
-				goto nomem;
+		/*
+		 * s->frame is zeroed with the rest of *s: filled once, not
+		 * cleared twice. A kernel ip is left to fill_ahead(), with the
+		 * rest of the batch.
+		 */
+		if (kernel) {
+			s->frame.ip = rec.ip;
+			*own_kernel = true;
+		} else if (rec.cpumode == CPUMODE_USER) {
+			resolve_frame(w, t, rec.ip, time, false, &s->frame);
 		} else {
 			s->frame.ip = rec.ip;
 			s->frame.dso = "[unknown]";
@@ -778,17 +815,90 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 		return 1;
 	}
 	if (ret < 0) {
-		fflush(stdout);
-		p_err("%s: record at offset %llu: %s", w->input,
-		      (unsigned long long)secmap_perf_data_offset(w->pd),
-		      ret == -EFBIG ? "a compressed batch decompresses to more than 64 MiB" :
-		      "truncated or corrupt");
+		snprintf(w->read_error, sizeof(w->read_error), "%s: record at offset %llu: %s",
+			 w->input, (unsigned long long)secmap_perf_data_offset(w->pd),
+			 ret == -EFBIG ? "a compressed batch decompresses to more than 64 MiB" :
+			 "truncated or corrupt");
 		return -SECMAP_EXIT_BAD_INPUT;
 	}
 	return 0;
 nomem:
-	p_err("out of memory");
+	snprintf(w->read_error, sizeof(w->read_error), "out of memory");
 	return -SECMAP_EXIT_FAILURE;
+}
+
+/*
+ * Read up to AHEAD samples (FINISHED_ROUNDs among them), stopping after
+ * the end or an error, and resolve their own kernel ips in one batch.
+ */
+static int fill_ahead(struct sample_walk *w)
+{
+	size_t n = 0, nr_own = 0, i;
+	struct ahead *a;
+
+	w->nr_ahead = w->ahead_pos = 0;
+	while (n < AHEAD) {
+		a = &w->ahead[n++];
+		a->own_kernel = false;
+		a->ret = read_sample(w, &a->s, &a->own_kernel);
+		if (a->ret == 2)
+			continue;
+		if (a->ret != 1)
+			break;
+		/* The walk reuses its chain buffer: each sample read ahead keeps a copy. */
+		if (a->s.nr_chain > a->chain_cap) {
+			struct frame *c = realloc(a->chain, a->s.nr_chain * sizeof(*c));
+
+			if (!c)
+				return -ENOMEM;
+			a->chain = c;
+			a->chain_cap = a->s.nr_chain;
+		}
+		if (a->s.nr_chain)
+			memcpy(a->chain, a->s.chain, a->s.nr_chain * sizeof(*a->chain));
+		a->s.chain = a->chain;
+		if (a->own_kernel) {
+			w->own_ips[nr_own] = a->s.frame.ip;
+			w->own_times[nr_own] = a->s.has_time ? a->s.time : SECMAP_TIME_ANY;
+			w->own_items[nr_own++] = (uint32_t)(n - 1);
+		}
+	}
+	secmap_resolve_many(w->res, w->own_ips, w->own_times, nr_own, w->own_res, w->own_ret);
+	for (i = 0; i < nr_own; i++)
+		if (kernel_frame(w, w->own_ret[i], &w->own_res[i],
+				 &w->ahead[w->own_items[i]].s.frame))
+			return -ENOMEM;
+	w->nr_ahead = n;
+	return 0;
+}
+
+/* read_sample()'s answers, in its order, by way of the samples read ahead. */
+static int next_sample(struct sample_walk *w, struct sample *s)
+{
+	const struct ahead *a;
+
+	if (w->ahead_pos == w->nr_ahead) {
+		if (w->read_ended)
+			return w->read_end;
+		if (fill_ahead(w)) {
+			p_err("out of memory");
+			return -SECMAP_EXIT_FAILURE;
+		}
+	}
+	a = &w->ahead[w->ahead_pos++];
+	if (a->ret == 1 || a->ret == 2) {
+		if (a->ret == 1)
+			*s = a->s;
+		return a->ret;
+	}
+	/* The end, or an error: said once, answered from then on. */
+	w->read_ended = true;
+	w->read_end = a->ret;
+	if (a->ret < 0) {
+		fflush(stdout);
+		p_err("%s", w->read_error);
+	}
+	return a->ret;
 }
 
 static int cmp_queued(const void *a, const void *b)
@@ -885,7 +995,7 @@ int sample_walk_next(struct sample_walk *w, struct sample *s)
 	int ret;
 
 	if (!w->ordered) {
-		while ((ret = read_sample(w, s)) == 2)
+		while ((ret = next_sample(w, s)) == 2)
 			;
 		return ret;
 	}
@@ -899,7 +1009,7 @@ int sample_walk_next(struct sample_walk *w, struct sample *s)
 				return 0;
 			ret = make_due(w, UINT64_MAX);
 		} else {
-			ret = read_sample(w, s);
+			ret = next_sample(w, s);
 			if (ret < 0)
 				return ret;
 			if (ret == 1 && !s->has_time)
@@ -956,6 +1066,9 @@ void sample_walk_close(struct sample_walk *w)
 	free_tasks(&w->processes);
 	free_tasks(&w->threads);
 	free(w->chain);
+	for (i = 0; w->ahead && i < AHEAD; i++)
+		free(w->ahead[i].chain);
+	free(w->ahead);
 	free_queued(w->pending, w->nr_pending);
 	free(w->pending);
 	free_queued(w->due, w->nr_due);
