@@ -32,24 +32,29 @@ print(sum(e["samples"] for e in json.load(sys.stdin)["events"]))')
 echo "bench report: $(du -m big.data | cut -f1) MB perf.data, $samples samples"
 [ "$samples" -ge 1000000 ] || echo "bench report: fewer than a million samples: raise SECONDS"
 
-# best WALL_S MAXRSS_KB of RUNS runs of the command. The wall time is
-# taken in nanoseconds around time(1), whose own %e has 10 ms steps: too
-# coarse for secmap's tenth of a second.
-best() {
-	local i t0 t1 w r bw= br=
-	for ((i = 0; i < runs; i++)); do
-		t0=$(date +%s%N)
-		/usr/bin/time -f '%M' -o t.txt "$@" >/dev/null 2>&1
-		t1=$(date +%s%N)
-		w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-		read -r r <t.txt
-		if [ -z "$bw" ] || awk -v a="$w" -v b="$bw" 'BEGIN { exit !(a < b) }'; then bw=$w; fi
-		if [ -z "$br" ] || [ "$r" -lt "$br" ]; then br=$r; fi
-	done
-	echo "$bw $br"
+# WALL_S MAXRSS_KB of one run of the command. The wall time is taken in
+# nanoseconds around time(1), whose own %e has 10 ms steps: too coarse for
+# secmap's tenth of a second.
+once() {
+	local t0 t1 r
+	t0=$(date +%s%N)
+	/usr/bin/time -f '%M' -o t.txt "$@" >/dev/null 2>&1
+	t1=$(date +%s%N)
+	read -r r <t.txt
+	awk -v a="$t0" -v b="$t1" -v r="$r" 'BEGIN { printf "%.3f %d\n", (b - a) / 1e9, r }'
 }
-read -r sw sr < <(best "$secmap" report --stdio -q -i big.data -m rec.data)
-read -r pw pr < <(best "$perf" report --stdio --sort dso,sym -i big.data)
+# The best of RUNS of each, the two taking turns: a host whose speed drifts
+# over seconds then weighs on both alike (perf report alone read 1.8 and
+# 2.7 s in two runs of this script the same morning).
+sw= sr= pw= pr=
+for ((i = 0; i < runs; i++)); do
+	read -r w r < <(once "$secmap" report --stdio -q -i big.data -m rec.data)
+	if [ -z "$sw" ] || awk -v a="$w" -v b="$sw" 'BEGIN { exit !(a < b) }'; then sw=$w; fi
+	if [ -z "$sr" ] || [ "$r" -lt "$sr" ]; then sr=$r; fi
+	read -r w r < <(once "$perf" report --stdio --sort dso,sym -i big.data)
+	if [ -z "$pw" ] || awk -v a="$w" -v b="$pw" 'BEGIN { exit !(a < b) }'; then pw=$w; fi
+	if [ -z "$pr" ] || [ "$r" -lt "$pr" ]; then pr=$r; fi
+done
 echo "bench report: secmap report --stdio           $sw s, peak RSS $((sr / 1024)) MB"
 echo "bench report: perf report --stdio --sort dso,sym $pw s, peak RSS $((pr / 1024)) MB"
 echo "bench report: secmap is $(awk -v a="$pw" -v b="$sw" 'BEGIN { printf "%.1f", a / b }')x faster" \
