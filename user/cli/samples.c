@@ -30,6 +30,7 @@
 /* perf script's default callchain depth. */
 #define MAX_STACK		127
 #define AHEAD			64	/* samples read ahead, see struct sample_walk */
+#define KERNEL_BATCH		1024	/* kernel frames resolved in one call */
 
 /* Strings kept for the walk's lifetime, each once. */
 struct interned {
@@ -89,22 +90,24 @@ struct sample_walk {
 	struct task_table threads;	/* by tid: names */
 	struct frame *chain;
 	size_t chain_cap;
-	/* A callchain's kernel frames, resolved in one secmap_resolve_many() */
-	uint64_t kernel_ips[MAX_STACK], kernel_times[MAX_STACK];
-	uint32_t kernel_frames[MAX_STACK];	/* their places in chain */
-	struct secmap_resolution kernel_res[MAX_STACK];
-	int kernel_ret[MAX_STACK];
 	/*
-	 * Samples read ahead of the caller, AHEAD at most: their own kernel
-	 * ips are resolved in one secmap_resolve_many(). A read's end or
-	 * error is kept as the last item, and said when the caller gets there.
+	 * Samples read ahead of the caller, AHEAD at most, each with the
+	 * callchain buffer it was read into. A read's end or error is kept as
+	 * the last item, and said when the caller gets there.
 	 */
 	struct ahead *ahead;
 	size_t nr_ahead, ahead_pos;
-	uint64_t own_ips[AHEAD], own_times[AHEAD];
-	uint32_t own_items[AHEAD];
-	struct secmap_resolution own_res[AHEAD];
-	int own_ret[AHEAD];
+	/*
+	 * Kernel frames of the samples read ahead (their own ips and their
+	 * callchains'), still to resolve: in one secmap_resolve_many(),
+	 * which fetches the memory of the next lookups while it answers the
+	 * first (twice the lookups a second of one at a time; make bench).
+	 */
+	struct frame *kernel_frames[KERNEL_BATCH];
+	uint64_t kernel_ips[KERNEL_BATCH], kernel_times[KERNEL_BATCH];
+	struct secmap_resolution kernel_res[KERNEL_BATCH];
+	int kernel_ret[KERNEL_BATCH];
+	size_t nr_kernel;
 	/* kernel_frame(): the last module answered, and its "[module]" dso */
 	const char *last_module;
 	const char *last_module_dso;
@@ -131,13 +134,12 @@ struct sample_walk {
 	char read_error[PATH_MAX + 128];
 };
 
-/* A sample read ahead, with its own copy of the callchain; or how the read ended. */
+/* A sample read ahead, with the callchain buffer it owns; or how the read ended. */
 struct ahead {
 	int ret;		/* read_sample()'s */
 	struct sample s;
 	struct frame *chain;
 	size_t chain_cap;
-	bool own_kernel;	/* s.frame is a kernel ip, still to resolve */
 };
 
 /* A sample held back for time order, with its own copy of the callchain. */
@@ -493,13 +495,17 @@ static int prescan(struct sample_walk *w)
 }
 
 
-/* The file mapped at @ip in @t at @time: the latest mapping then, else any. */
+/*
+ * Into @f, which the caller has zeroed: the file mapped at @ip in @t at
+ * @time, the latest mapping then, else any.
+ */
 static void resolve_user(struct sample_walk *w, const struct task *t, uint64_t ip,
 			 uint64_t time, struct frame *f)
 {
 	const struct user_map *any = NULL, *m;
 	size_t i;
 
+	f->ip = ip;
 	f->user = true;
 	f->dso = "[unknown]";
 	if (!t)
@@ -564,36 +570,31 @@ static int kernel_frame(struct sample_walk *w, int err, const struct secmap_reso
 	return 0;
 }
 
-/* Into @f, which the caller has zeroed. */
-static int resolve_frame(struct sample_walk *w, const struct task *t, uint64_t ip,
-			 uint64_t time, bool kernel, struct frame *f)
+/* Resolve the kernel frames waiting in the batch. */
+static int flush_kernel_frames(struct sample_walk *w)
 {
-	struct secmap_resolution r;
+	size_t i, n = w->nr_kernel;
 
-	f->ip = ip;
-	if (kernel)
-		return kernel_frame(w, secmap_resolve(w->res, ip, time, &r), &r, f);
-	resolve_user(w, t, ip, time, f);
+	w->nr_kernel = 0;
+	secmap_resolve_many(w->res, w->kernel_ips, w->kernel_times, n, w->kernel_res,
+			    w->kernel_ret);
+	for (i = 0; i < n; i++)
+		if (kernel_frame(w, w->kernel_ret[i], &w->kernel_res[i], w->kernel_frames[i]))
+			return -ENOMEM;
 	return 0;
 }
 
 /*
- * The kernel frames of a callchain, @n of them at w->kernel_frames, in one
- * batch: the resolver fetches the memory of the next lookups while it
- * answers the first (twice the lookups a second of one at a time, on
- * random addresses; make bench).
+ * @f, a kernel frame at @ip, into the batch, which read_sample() keeps room
+ * in. @f must stay where it is until the batch is resolved: a sample read
+ * ahead, or the chain buffer that fill_ahead() hands to it.
  */
-static int resolve_kernel_chain(struct sample_walk *w, size_t n, uint64_t time)
+static void add_kernel_frame(struct sample_walk *w, uint64_t ip, uint64_t time, struct frame *f)
 {
-	size_t i;
-
-	secmap_resolve_many(w->res, w->kernel_ips, time == SECMAP_TIME_ANY ? NULL : w->kernel_times,
-			    n, w->kernel_res, w->kernel_ret);
-	for (i = 0; i < n; i++)
-		if (kernel_frame(w, w->kernel_ret[i], &w->kernel_res[i],
-				 &w->chain[w->kernel_frames[i]]))
-			return -ENOMEM;
-	return 0;
+	f->ip = ip;
+	w->kernel_frames[w->nr_kernel] = f;
+	w->kernel_ips[w->nr_kernel] = ip;
+	w->kernel_times[w->nr_kernel++] = time;
 }
 
 /* The clock of the samples' times, from the events; -1 if it is none a recording has. */
@@ -688,17 +689,17 @@ static const struct sample empty_sample;
 
 /*
  * 1 and *@s, 2 at a FINISHED_ROUND, 0 at the end, or an exit code's
- * negation (the error said in w->read_error, not yet printed). *@own_kernel:
- * the sample's own ip is the kernel's, in s->frame.ip, still to resolve.
+ * negation (the error said in w->read_error, not yet printed). Its kernel
+ * frames are left in the batch, to resolve (add_kernel_frame()).
  */
-static int read_sample(struct sample_walk *w, struct sample *s, bool *own_kernel)
+static int read_sample(struct sample_walk *w, struct sample *s)
 {
 	struct secmap_perf_record rec;
 	static const struct event_info no_event = { .period = 1 };
 	const struct event_info *ev;
 	const struct task *t;
 	enum { CHAIN_USER, CHAIN_KERNEL, CHAIN_HV } mode;
-	size_t i, n, nr_kernel;
+	size_t i, n, batched;
 	uint64_t time;
 	bool kernel;
 	int ret;
@@ -713,6 +714,9 @@ static int read_sample(struct sample_walk *w, struct sample *s, bool *own_kernel
 			continue;
 		}
 		*s = empty_sample;	/* not memset(): see empty_record in perf_data.c */
+		/* Room in the batch for this sample's ip and a whole chain. */
+		if (w->nr_kernel > KERNEL_BATCH - 1 - MAX_STACK && flush_kernel_frames(w))
+			goto nomem;
 		s->event = rec.event;
 		s->pid = rec.pid;
 		s->tid = rec.tid;
@@ -744,16 +748,11 @@ static int read_sample(struct sample_walk *w, struct sample *s, bool *own_kernel
 		else if (!s->comm && !(s->comm = unnamed_comm(w, rec.tid)))
 			goto nomem;
 		kernel = rec.cpumode == CPUMODE_KERNEL;
-		/*
-		 * s->frame is zeroed with the rest of *s: filled once, not
-		 * cleared twice. A kernel ip is left to fill_ahead(), with the
-		 * rest of the batch.
-		 */
+		/* s->frame is zeroed with the rest of *s: filled once, not cleared twice. */
 		if (kernel) {
-			s->frame.ip = rec.ip;
-			*own_kernel = true;
+			add_kernel_frame(w, rec.ip, time, &s->frame);
 		} else if (rec.cpumode == CPUMODE_USER) {
-			resolve_frame(w, t, rec.ip, time, false, &s->frame);
+			resolve_user(w, t, rec.ip, time, &s->frame);
 		} else {
 			s->frame.ip = rec.ip;
 			s->frame.dso = "[unknown]";
@@ -776,7 +775,7 @@ static int read_sample(struct sample_walk *w, struct sample *s, bool *own_kernel
 		 * corrupt, and perf drops it, keeping the sample.
 		 */
 		mode = CHAIN_USER;
-		nr_kernel = 0;
+		batched = w->nr_kernel;
 		for (i = 0, n = 0; i < rec.nr_callchain && n < MAX_STACK; i++) {
 			uint64_t ip = rec.callchain[i];
 
@@ -788,6 +787,7 @@ static int read_sample(struct sample_walk *w, struct sample *s, bool *own_kernel
 				else if (ip == PERF_CONTEXT_HV)
 					mode = CHAIN_HV;
 				else {
+					w->nr_kernel = batched;	/* its kernel frames too */
 					n = 0;
 					break;
 				}
@@ -798,18 +798,12 @@ static int read_sample(struct sample_walk *w, struct sample *s, bool *own_kernel
 				w->chain[n].ip = ip;
 				w->chain[n].dso = "[unknown]";
 			} else if (mode == CHAIN_KERNEL) {
-				w->chain[n].ip = ip;
-				w->kernel_ips[nr_kernel] = ip;
-				w->kernel_times[nr_kernel] = time;
-				w->kernel_frames[nr_kernel++] = (uint32_t)n;
+				add_kernel_frame(w, ip, time, &w->chain[n]);
 			} else {
-				resolve_frame(w, t, ip, time, false, &w->chain[n]);
+				resolve_user(w, t, ip, time, &w->chain[n]);
 			}
 			n++;
 		}
-		/* A corrupt chain (n = 0) is dropped, its kernel frames with it. */
-		if (n && nr_kernel && resolve_kernel_chain(w, nr_kernel, time))
-			goto nomem;
 		s->chain = w->chain;
 		s->nr_chain = n;
 		return 1;
@@ -829,47 +823,36 @@ nomem:
 
 /*
  * Read up to AHEAD samples (FINISHED_ROUNDs among them), stopping after
- * the end or an error, and resolve their own kernel ips in one batch.
+ * the end or an error, and resolve their kernel frames in one batch.
  */
 static int fill_ahead(struct sample_walk *w)
 {
-	size_t n = 0, nr_own = 0, i;
+	struct frame *chain;
 	struct ahead *a;
+	size_t n = 0, cap;
 
 	w->nr_ahead = w->ahead_pos = 0;
 	while (n < AHEAD) {
 		a = &w->ahead[n++];
-		a->own_kernel = false;
-		a->ret = read_sample(w, &a->s, &a->own_kernel);
-		if (a->ret == 2)
-			continue;
-		if (a->ret != 1)
+		a->ret = read_sample(w, &a->s);
+		if (a->ret != 1 && a->ret != 2)
 			break;
-		/* The walk reuses its chain buffer: each sample read ahead keeps a copy. */
-		if (a->s.nr_chain > a->chain_cap) {
-			struct frame *c = realloc(a->chain, a->s.nr_chain * sizeof(*c));
-
-			if (!c)
-				return -ENOMEM;
-			a->chain = c;
-			a->chain_cap = a->s.nr_chain;
-		}
-		if (a->s.nr_chain)
-			memcpy(a->chain, a->s.chain, a->s.nr_chain * sizeof(*a->chain));
-		a->s.chain = a->chain;
-		if (a->own_kernel) {
-			w->own_ips[nr_own] = a->s.frame.ip;
-			w->own_times[nr_own] = a->s.has_time ? a->s.time : SECMAP_TIME_ANY;
-			w->own_items[nr_own++] = (uint32_t)(n - 1);
+		/*
+		 * The chain was read into the walk's buffer: the sample keeps
+		 * it (its kernel frames wait there), and the walk takes the
+		 * one this item had, whose sample was handed out already.
+		 */
+		if (a->ret == 1 && a->s.nr_chain) {
+			chain = a->chain;
+			cap = a->chain_cap;
+			a->chain = w->chain;
+			a->chain_cap = w->chain_cap;
+			w->chain = chain;
+			w->chain_cap = cap;
 		}
 	}
-	secmap_resolve_many(w->res, w->own_ips, w->own_times, nr_own, w->own_res, w->own_ret);
-	for (i = 0; i < nr_own; i++)
-		if (kernel_frame(w, w->own_ret[i], &w->own_res[i],
-				 &w->ahead[w->own_items[i]].s.frame))
-			return -ENOMEM;
 	w->nr_ahead = n;
-	return 0;
+	return flush_kernel_frames(w);
 }
 
 /* read_sample()'s answers, in its order, by way of the samples read ahead. */
