@@ -144,59 +144,45 @@ static long run(const char *path, char *const argv[])
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
 }
 
-/* The CLI end to end: what a user waits for. */
-static long run_cli(char *const argv[])
-{
-	return run(SECMAP_BIN, argv);
-}
+/* The CLI end to end, as each build: what a user waits for. */
+static char *const dump_argv[] = { "secmap", "dump", "--json", NULL };
+static char *const dump_no_cache_argv[] = { "secmap", "dump", "--json", "--no-cache", NULL };
+static char *const dump_no_ko_argv[] = { "secmap", "dump", "--json", "--no-ko", NULL };
+static char *const version_argv[] = { "secmap", "--version", NULL };
 
 static long cli_dump(void)
 {
-	static char *const argv[] = { "secmap", "dump", "--json", NULL };
-
-	return run_cli(argv);
+	return run(SECMAP_BIN, dump_argv);
 }
 
 static long cli_dump_no_cache(void)
 {
-	static char *const argv[] = { "secmap", "dump", "--json", "--no-cache", NULL };
-
-	return run_cli(argv);
+	return run(SECMAP_BIN, dump_no_cache_argv);
 }
 
 static long cli_dump_no_ko(void)
 {
-	static char *const argv[] = { "secmap", "dump", "--json", "--no-ko", NULL };
-
-	return run_cli(argv);
+	return run(SECMAP_BIN, dump_no_ko_argv);
 }
 
 static long cli_version(void)
 {
-	static char *const argv[] = { "secmap", "--version", NULL };
-
-	return run_cli(argv);
+	return run(SECMAP_BIN, version_argv);
 }
 
 static long dynamic_dump(void)
 {
-	static char *const argv[] = { "secmap", "dump", "--json", NULL };
-
-	return run(SECMAP_DYNAMIC_BIN, argv);
+	return run(SECMAP_DYNAMIC_BIN, dump_argv);
 }
 
 static long dynamic_dump_no_ko(void)
 {
-	static char *const argv[] = { "secmap", "dump", "--json", "--no-ko", NULL };
-
-	return run(SECMAP_DYNAMIC_BIN, argv);
+	return run(SECMAP_DYNAMIC_BIN, dump_no_ko_argv);
 }
 
 static long dynamic_version(void)
 {
-	static char *const argv[] = { "secmap", "--version", NULL };
-
-	return run(SECMAP_DYNAMIC_BIN, argv);
+	return run(SECMAP_DYNAMIC_BIN, version_argv);
 }
 
 static long noop_exec(void)
