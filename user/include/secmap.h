@@ -580,7 +580,8 @@ enum secmap_perf_rec_kind {
  * addr, period and callchain were present, as PERF_SAMPLE_* bits of
  * <linux/perf_event.h>: for a sample, its event's sample_type; for other
  * records, the sample_id_all trailer's fields (pid and tid always for MMAP,
- * MMAP2, COMM: the record's own). The others are 0.
+ * MMAP2, COMM: the record's own). The others are 0 (a new field here
+ * needs its line in reset_record(), perf_data.c).
  */
 struct secmap_perf_record {
 	uint32_t kind;			/* enum secmap_perf_rec_kind */

@@ -764,8 +764,43 @@ static const char *string_at(const struct secmap_perf_data *pd, uint64_t pos, ui
 	return s;
 }
 
-/* pid and tid -1 until the record gives them, as perf has them then. */
-static const struct secmap_perf_record empty_record = { .pid = -1, .tid = -1 };
+/*
+ * Every field but those decode() sets next: 0, and pid and tid -1 until
+ * the record gives them, as perf has them then. One field at a time: gcc
+ * turns the copy of a constant record, as it does a memset(), into rep
+ * stos, whose start-up was a sixth of secmap report's time; these stores
+ * it keeps as (vector) stores.
+ */
+static inline void reset_record(struct secmap_perf_record *rec)
+{
+	rec->fields = 0;
+	rec->pid = -1;
+	rec->tid = -1;
+	rec->cpu = 0;
+	rec->time = 0;
+	rec->id = 0;
+	rec->stream_id = 0;
+	rec->ip = 0;
+	rec->addr = 0;
+	rec->period = 0;
+	rec->callchain = NULL;
+	rec->nr_callchain = 0;
+	rec->start = 0;
+	rec->len = 0;
+	rec->pgoff = 0;
+	rec->filename = NULL;
+	rec->maj = 0;
+	rec->min = 0;
+	rec->ino = 0;
+	rec->ino_generation = 0;
+	rec->build_id = NULL;
+	rec->build_id_len = 0;
+	rec->prot = 0;
+	rec->flags = 0;
+	rec->comm = NULL;
+	rec->ppid = 0;
+	rec->ptid = 0;
+}
 
 /* Decode the record of @size bytes at pd->rec. */
 static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf_record *rec)
@@ -775,11 +810,7 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 	uint32_t pid, tid;
 	int err;
 
-	/*
-	 * Copied from a constant one, not memset(): gcc expands a memset of this
-	 * size to rep stos, whose start-up was 13% of secmap report's time.
-	 */
-	*rec = empty_record;
+	reset_record(rec);
 	rec->type = get32(p);
 	rec->misc = get16(p + 4);
 	rec->cpumode = rec->misc & MISC_CPUMODE_MASK;
