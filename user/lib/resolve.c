@@ -1393,11 +1393,24 @@ static void resolve_symbol(const struct rs_section *s, uint64_t off, struct secm
 	out->reason = "in no symbol of the section";
 }
 
-static void resolve_kernel(const struct secmap_resolver *res, uint64_t addr,
+/*
+ * The kernel symbol holding @addr (the caller checked it is in the kernel's
+ * text), trying *@hint first, an earlier answer: kernel samples come in
+ * runs in one function (idle, a spinning lock), and a batch's frames
+ * repeat each other's callers. *@hint becomes this answer.
+ */
+static void resolve_kernel(const struct secmap_resolver *res, uint64_t addr, size_t *hint,
 			   struct secmap_resolution *out)
 {
-	size_t lo = 0, hi = res->nr_ksym_blocks;
+	size_t lo = *hint, hi;
 
+	if (lo < res->nr_ksyms && res->ksyms[lo].addr <= addr &&
+	    (lo + 1 == res->nr_ksyms || addr < res->ksyms[lo + 1].addr)) {
+		lo++;
+		goto found;
+	}
+	lo = 0;
+	hi = res->nr_ksym_blocks;
 	/* The last block starting at or below @addr (the caller checked ksyms[0]). */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -1417,6 +1430,8 @@ static void resolve_kernel(const struct secmap_resolver *res, uint64_t addr,
 		else
 			hi = mid;
 	}
+	*hint = lo - 1;
+found:
 	out->kind = SECMAP_RESOLVED_KERNEL;
 	out->module = "[kernel]";
 	out->symbol = res->kernel_names + res->ksyms[lo - 1].name_off;
@@ -1430,7 +1445,7 @@ static void resolve_kernel(const struct secmap_resolver *res, uint64_t addr,
  */
 static inline __attribute__((always_inline)) int
 answer(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
-       const struct rs_slot *slot, struct secmap_resolution *out)
+       const struct rs_slot *slot, size_t *ksym_hint, struct secmap_resolution *out)
 {
 	static const struct secmap_resolution empty;
 	const struct rs_ref *ref;
@@ -1442,7 +1457,7 @@ answer(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
 	} else {
 		*out = empty;	/* not memset(): gcc makes that rep stos, slow to start */
 		if (res->nr_ksyms && addr >= res->ksyms[0].addr && addr < res->kernel_end) {
-			resolve_kernel(res, addr, out);
+			resolve_kernel(res, addr, ksym_hint, out);
 			return 0;
 		}
 		return -ENOENT;
@@ -1467,9 +1482,12 @@ answer(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
 SECMAP_EXPORT int secmap_resolve(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
 				 struct secmap_resolution *out)
 {
+	size_t ksym_hint = SIZE_MAX;
+
 	if (!res || !out || !res->finished || res->err)
 		return -EINVAL;
-	return answer(res, addr, time, index_find(&res->sections, addr, time, false), out);
+	return answer(res, addr, time, index_find(&res->sections, addr, time, false), &ksym_hint,
+		      out);
 }
 
 SECMAP_EXPORT size_t secmap_resolver_nr_modules(const struct secmap_resolver *res)
@@ -1528,7 +1546,7 @@ SECMAP_EXPORT void secmap_resolve_many(const struct secmap_resolver *res, const 
 	const struct rs_slot *found[RS_AHEAD];
 	const struct rs_index *idx;
 	const uint32_t *bucket;
-	size_t i, j;
+	size_t i, j, ksym_hint = SIZE_MAX;
 
 	if (!res || !addrs || !out || !ret)
 		return;
@@ -1550,7 +1568,7 @@ SECMAP_EXPORT void secmap_resolve_many(const struct secmap_resolver *res, const 
 		if (i >= RS_AHEAD) {
 			j = i - RS_AHEAD;
 			ret[j] = answer(res, addrs[j], times ? times[j] : SECMAP_TIME_ANY,
-					found[j % RS_AHEAD], &out[j]);
+					found[j % RS_AHEAD], &ksym_hint, &out[j]);
 		}
 		if (i < n) {
 			found[i % RS_AHEAD] = index_find(idx, addrs[i],

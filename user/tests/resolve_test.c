@@ -692,8 +692,13 @@ TEST_F(res, kernel_symbols_from_kallsyms)
  */
 TEST_F(res, many_kernel_symbols_each_found)
 {
+	enum { NR_BYTES = 2 * (16 * 1000 + 64) };
 	const uint64_t base = 0xffffffff81000000ull;
 	const size_t n = 1000;
+	static struct secmap_resolution many[NR_BYTES];
+	static uint64_t addrs[NR_BYTES];
+	static size_t expect[NR_BYTES / 2];
+	static int ret[NR_BYTES];
 	struct secmap_resolver_opts opts = { .search = &self->search, .no_ko = true };
 	struct secmap_record rec = { .type = SECMAP_REC_KALLSYMS };
 	struct secmap_resolution r;
@@ -717,12 +722,28 @@ TEST_F(res, many_kernel_symbols_each_found)
 		/* The last symbol at or below @at, by walking. */
 		for (j = 0, i = 0; i < n && base + 16 * i + (i % 3) * 4 <= at; i++)
 			j = i;
+		expect[at - base] = j;
 		ASSERT_EQ(0, secmap_resolve(self->res, at, 1, &r));
 		snprintf(want, sizeof(want), "s%zu", j);
 		ASSERT_STREQ(want, r.symbol);
 		ASSERT_EQ(at - (base + 16 * j + (j % 3) * 4), r.symbol_offset);
 	}
 	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, base - 1, 1, &r));
+	/*
+	 * In batches, which try the symbol of the answer before first: every
+	 * byte in order (runs in one symbol, each edge crossed), then in a
+	 * scrambled order (a different symbol almost every time).
+	 */
+	for (i = 0; i < NR_BYTES; i++)
+		addrs[i] = base + (i < NR_BYTES / 2 ? i : (i * 7919) % (NR_BYTES / 2));
+	secmap_resolve_many(self->res, addrs, NULL, NR_BYTES, many, ret);
+	for (i = 0; i < NR_BYTES; i++) {
+		j = expect[addrs[i] - base];
+		ASSERT_EQ(0, ret[i]);
+		snprintf(want, sizeof(want), "s%zu", j);
+		ASSERT_STREQ(want, many[i].symbol) TH_LOG("%#" PRIx64, addrs[i]);
+		ASSERT_EQ(addrs[i] - (base + 16 * j + (j % 3) * 4), many[i].symbol_offset);
+	}
 }
 
 TEST_F(res, records_that_do_not_fit_together)
