@@ -63,6 +63,7 @@ struct task {
 	size_t nr_maps;
 	struct comm_at *comms;		/* by time */
 	size_t nr_comms;
+	size_t last_map;		/* resolve_user(): the map that answered last */
 };
 
 /* Open addressing by id. */
@@ -112,12 +113,10 @@ struct sample_walk {
 	const char *last_module;
 	const char *last_module_dso;
 	/* sample_walk_next(): the last pid and tid looked up, and their tasks (or NULL) */
-	const struct task *last_task, *last_thread;
+	struct task *last_task;
+	const struct task *last_thread;
 	int32_t last_pid, last_tid;
 	bool last_task_set, last_thread_set;
-	/* resolve_user(): the map that last answered, of which task */
-	const struct task *map_task;
-	size_t map_idx;
 	/* SAMPLE_WALK_ORDERED: samples held until a round says they are due */
 	bool ordered;
 	struct queued *pending;		/* not due yet, in file order */
@@ -499,8 +498,7 @@ static int prescan(struct sample_walk *w)
  * Into @f, which the caller has zeroed: the file mapped at @ip in @t at
  * @time, the latest mapping then, else any.
  */
-static void resolve_user(struct sample_walk *w, const struct task *t, uint64_t ip,
-			 uint64_t time, struct frame *f)
+static void resolve_user(struct task *t, uint64_t ip, uint64_t time, struct frame *f)
 {
 	const struct user_map *any = NULL, *m;
 	size_t i;
@@ -510,9 +508,12 @@ static void resolve_user(struct sample_walk *w, const struct task *t, uint64_t i
 	f->dso = "[unknown]";
 	if (!t)
 		return;
-	/* A task's samples mostly hit the map that answered last. */
-	if (w->map_task == t && time != SECMAP_TIME_ANY) {
-		m = &t->maps[w->map_idx];
+	/*
+	 * A task's samples mostly hit the map that answered it last, though
+	 * other tasks' samples come between (one task a CPU).
+	 */
+	if (t->last_map < t->nr_maps && time != SECMAP_TIME_ANY) {
+		m = &t->maps[t->last_map];
 		if (m->start <= ip && ip < m->end && m->time <= time && time < m->shadow) {
 			f->module = m->path;
 			f->dso = m->path;
@@ -523,8 +524,7 @@ static void resolve_user(struct sample_walk *w, const struct task *t, uint64_t i
 		m = &t->maps[i];
 		if (m->start > ip || ip >= m->end)
 			continue;
-		w->map_task = t;
-		w->map_idx = i;
+		t->last_map = i;
 		any = m;
 		if (time == SECMAP_TIME_ANY || m->time <= time)
 			break;
@@ -697,7 +697,7 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 	struct secmap_perf_record rec;
 	static const struct event_info no_event = { .period = 1 };
 	const struct event_info *ev;
-	const struct task *t;
+	struct task *t;
 	enum { CHAIN_USER, CHAIN_KERNEL, CHAIN_HV } mode;
 	size_t i, n, batched;
 	uint64_t time;
@@ -752,7 +752,7 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 		if (kernel) {
 			add_kernel_frame(w, rec.ip, time, &s->frame);
 		} else if (rec.cpumode == CPUMODE_USER) {
-			resolve_user(w, t, rec.ip, time, &s->frame);
+			resolve_user(t, rec.ip, time, &s->frame);
 		} else {
 			s->frame.ip = rec.ip;
 			s->frame.dso = "[unknown]";
@@ -800,7 +800,7 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 			} else if (mode == CHAIN_KERNEL) {
 				add_kernel_frame(w, ip, time, &w->chain[n]);
 			} else {
-				resolve_user(w, t, ip, time, &w->chain[n]);
+				resolve_user(t, ip, time, &w->chain[n]);
 			}
 			n++;
 		}
