@@ -163,9 +163,13 @@ struct secmap_resolver {
 	struct rs_kernel_sym *ksyms;
 	size_t nr_ksyms;
 	uint64_t kernel_end;
-	/* The address of every KSYM_BLOCK-th symbol: a search starts here. */
-	uint64_t *ksym_blocks;
-	size_t nr_ksym_blocks;
+	/*
+	 * The kernel's text cut in buckets of 2^ksym_shift bytes from
+	 * ksyms[0]: ksym_first[b] is the symbol holding bucket b's first byte,
+	 * so bucket b's answers lie in [ksym_first[b], ksym_first[b + 1]].
+	 */
+	uint32_t *ksym_first;
+	unsigned int ksym_shift;
 
 	/* The indexes, built by secmap_resolver_finish(). */
 	bool finished;
@@ -802,7 +806,7 @@ SECMAP_EXPORT void secmap_resolver_free(struct secmap_resolver *res)
 	free(res->partial);
 	free(res->kernel_names);
 	free(res->ksyms);
-	free(res->ksym_blocks);
+	free(res->ksym_first);
 	index_free(&res->sections);
 	index_free(&res->footprints);
 	free(res->release);
@@ -919,25 +923,42 @@ static int load_build(struct secmap_resolver *res, struct secmap_ko_index *idx, 
 }
 
 /*
- * A binary search over 150 000 symbols misses the cache at nearly every
- * step; one over every 64th address (a few KiB) and then within one block
- * of 64 misses a few times in all: this took a third of the time of the
- * kernel samples' lookups.
+ * A binary search over 100 000 symbols and more mispredicts a branch and
+ * misses the cache at nearly every step; so did one over every 64th
+ * symbol's address, then within a block of 64 (a third of secmap report's
+ * time on a recording of a kernel-heavy load). Buckets of the address
+ * space, a few symbols each, take a shift and a short search. There are
+ * about one for every KSYM_PER_BUCKET symbols (fewer when the text is
+ * sparse): a table of 4 bytes a bucket that stays in a core's cache.
  */
-#define KSYM_BLOCK 64
+#define KSYM_PER_BUCKET 8
 
-static int index_ksym_blocks(struct secmap_resolver *res)
+static int index_kernel_symbols(struct secmap_resolver *res)
 {
-	size_t i, n = (res->nr_ksyms + KSYM_BLOCK - 1) / KSYM_BLOCK;
+	uint64_t base, span, start;
+	size_t b, n, j;
 
-	if (!n)
+	if (!res->nr_ksyms)
 		return 0;
-	res->ksym_blocks = malloc(n * sizeof(*res->ksym_blocks));
-	if (!res->ksym_blocks)
+	if (res->nr_ksyms > UINT32_MAX)
+		return -EFBIG;
+	base = res->ksyms[0].addr;
+	span = res->kernel_end - base;
+	for (res->ksym_shift = 6;
+	     res->ksym_shift < 63 && (span >> res->ksym_shift) > res->nr_ksyms / KSYM_PER_BUCKET;
+	     res->ksym_shift++)
+		;
+	n = (size_t)((span - 1) >> res->ksym_shift) + 1;
+	res->ksym_first = malloc((n + 1) * sizeof(*res->ksym_first));
+	if (!res->ksym_first)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		res->ksym_blocks[i] = res->ksyms[i * KSYM_BLOCK].addr;
-	res->nr_ksym_blocks = n;
+	for (b = 0, j = 0; b < n; b++) {
+		start = base + ((uint64_t)b << res->ksym_shift);
+		while (j + 1 < res->nr_ksyms && res->ksyms[j + 1].addr <= start)
+			j++;
+		res->ksym_first[b] = (uint32_t)j;
+	}
+	res->ksym_first[n] = (uint32_t)(res->nr_ksyms - 1);
 	return 0;
 }
 
@@ -963,7 +984,7 @@ static int parse_kallsyms(struct secmap_resolver *res)
 	 */
 	if (res->nr_ksyms)
 		res->kernel_end = res->ksyms[res->nr_ksyms - 1].addr + 4096;
-	return index_ksym_blocks(res);
+	return index_kernel_symbols(res);
 }
 
 /* A module's sections, merged where less than a page apart. */
@@ -1402,40 +1423,27 @@ static void resolve_symbol(const struct rs_section *s, uint64_t off, struct secm
 static void resolve_kernel(const struct secmap_resolver *res, uint64_t addr, size_t *hint,
 			   struct secmap_resolution *out)
 {
-	size_t lo = *hint, hi;
+	size_t i = *hint, n, half, b;
 
-	if (lo < res->nr_ksyms && res->ksyms[lo].addr <= addr &&
-	    (lo + 1 == res->nr_ksyms || addr < res->ksyms[lo + 1].addr)) {
-		lo++;
-		goto found;
+	if (i >= res->nr_ksyms || res->ksyms[i].addr > addr ||
+	    (i + 1 < res->nr_ksyms && addr >= res->ksyms[i + 1].addr)) {
+		/*
+		 * The last symbol at or below @addr, from ksym_first[b], which
+		 * is, to ksym_first[b + 1]. Without a branch on the data: which
+		 * half holds it is a coin toss, mispredicted half the time.
+		 */
+		b = (size_t)((addr - res->ksyms[0].addr) >> res->ksym_shift);
+		i = res->ksym_first[b];
+		for (n = (size_t)res->ksym_first[b + 1] - i + 1; n > 1; n -= half) {
+			half = n / 2;
+			i = res->ksyms[i + half].addr <= addr ? i + half : i;
+		}
+		*hint = i;
 	}
-	lo = 0;
-	hi = res->nr_ksym_blocks;
-	/* The last block starting at or below @addr (the caller checked ksyms[0]). */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (res->ksym_blocks[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	hi = lo * KSYM_BLOCK < res->nr_ksyms ? lo * KSYM_BLOCK : res->nr_ksyms;
-	lo = (lo - 1) * KSYM_BLOCK;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (res->ksyms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*hint = lo - 1;
-found:
 	out->kind = SECMAP_RESOLVED_KERNEL;
 	out->module = "[kernel]";
-	out->symbol = res->kernel_names + res->ksyms[lo - 1].name_off;
-	out->symbol_offset = addr - res->ksyms[lo - 1].addr;
+	out->symbol = res->kernel_names + res->ksyms[i].name_off;
+	out->symbol_offset = addr - res->ksyms[i].addr;
 }
 
 /*
