@@ -246,7 +246,7 @@ int do_report(int argc, char **argv)
 	struct sample_walk *w = NULL;
 	struct table t = { 0 };
 	struct row *rows = NULL, *r;
-	struct sample s;
+	const struct sample *s;
 	size_t i, n = 0, nr_events;
 	int opt, ret, err;
 
@@ -297,19 +297,19 @@ int do_report(int argc, char **argv)
 	if (!ev_samples || !ev_period)
 		goto nomem;
 	while ((err = sample_walk_next(w, &s)) == 1) {
-		const struct frame *f = &s.frame;
+		const struct frame *f = &s->frame;
 
-		if (s.event >= nr_events)
+		if (s->event >= nr_events)
 			continue;
-		r = table_find(&t, s.event, keys & SORT_MODULE ? f->module : NULL,
+		r = table_find(&t, s->event, keys & SORT_MODULE ? f->module : NULL,
 			       keys & SORT_SECTION ? f->section : NULL,
 			       keys & SORT_SYMBOL ? f->symbol : NULL);
 		if (!r)
 			goto nomem;
 		r->samples++;
-		r->period += s.period;
-		ev_samples[s.event]++;
-		ev_period[s.event] += s.period;
+		r->period += s->period;
+		ev_samples[s->event]++;
+		ev_period[s->event] += s->period;
 	}
 	if (err < 0) {
 		ret = -err;

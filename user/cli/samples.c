@@ -713,7 +713,10 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 		default:
 			continue;
 		}
-		*s = empty_sample;	/* not memset(): see empty_record in perf_data.c */
+		/* Every other field is set below; not memset(): see reset_record(), perf_data.c. */
+		s->frame = empty_sample.frame;
+		s->chain = NULL;
+		s->nr_chain = 0;
 		/* Room in the batch for this sample's ip and a whole chain. */
 		if (w->nr_kernel > KERNEL_BATCH - 1 - MAX_STACK && flush_kernel_frames(w))
 			goto nomem;
@@ -748,7 +751,7 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 		else if (!s->comm && !(s->comm = unnamed_comm(w, rec.tid)))
 			goto nomem;
 		kernel = rec.cpumode == CPUMODE_KERNEL;
-		/* s->frame is zeroed with the rest of *s: filled once, not cleared twice. */
+		/* s->frame was zeroed above: filled once, not cleared twice. */
 		if (kernel) {
 			add_kernel_frame(w, rec.ip, time, &s->frame);
 		} else if (rec.cpumode == CPUMODE_USER) {
@@ -825,7 +828,7 @@ nomem:
  * Read up to AHEAD samples (FINISHED_ROUNDs among them), stopping after
  * the end or an error, and resolve their kernel frames in one batch.
  */
-static int fill_ahead(struct sample_walk *w)
+static int __attribute__((noinline)) fill_ahead(struct sample_walk *w)
 {
 	struct frame *chain;
 	struct ahead *a;
@@ -855,12 +858,32 @@ static int fill_ahead(struct sample_walk *w)
 	return flush_kernel_frames(w);
 }
 
-/* read_sample()'s answers, in its order, by way of the samples read ahead. */
-static int next_sample(struct sample_walk *w, struct sample *s)
+/*
+ * The end, or an error, when the caller reaches the item that says so:
+ * said once, answered from then on.
+ */
+static int __attribute__((noinline)) read_end(struct sample_walk *w, int ret)
+{
+	w->read_ended = true;
+	w->read_end = ret;
+	if (ret < 0) {
+		fflush(stdout);
+		p_err("%s", w->read_error);
+	}
+	return ret;
+}
+
+/*
+ * read_sample()'s answers, in its order, by way of the samples read ahead:
+ * *@s points to the item. Inlined, and the rest kept out of line: handing
+ * out a sample read ahead is then a few instructions.
+ */
+static inline __attribute__((always_inline)) int
+next_sample(struct sample_walk *w, const struct sample **s)
 {
 	const struct ahead *a;
 
-	if (w->ahead_pos == w->nr_ahead) {
+	if (__builtin_expect(w->ahead_pos == w->nr_ahead, 0)) {
 		if (w->read_ended)
 			return w->read_end;
 		if (fill_ahead(w)) {
@@ -869,19 +892,10 @@ static int next_sample(struct sample_walk *w, struct sample *s)
 		}
 	}
 	a = &w->ahead[w->ahead_pos++];
-	if (a->ret == 1 || a->ret == 2) {
-		if (a->ret == 1)
-			*s = a->s;
+	*s = &a->s;
+	if (__builtin_expect(a->ret == 1 || a->ret == 2, 1))
 		return a->ret;
-	}
-	/* The end, or an error: said once, answered from then on. */
-	w->read_ended = true;
-	w->read_end = a->ret;
-	if (a->ret < 0) {
-		fflush(stdout);
-		p_err("%s", w->read_error);
-	}
-	return a->ret;
+	return read_end(w, a->ret);
 }
 
 static int cmp_queued(const void *a, const void *b)
@@ -973,7 +987,7 @@ static int make_due(struct sample_walk *w, uint64_t upto)
  * (perf's ordered events do the same). Samples without a time stay in
  * file order.
  */
-int sample_walk_next(struct sample_walk *w, struct sample *s)
+int sample_walk_next(struct sample_walk *w, const struct sample **s)
 {
 	int ret;
 
@@ -984,7 +998,7 @@ int sample_walk_next(struct sample_walk *w, struct sample *s)
 	}
 	for (;;) {
 		if (w->due_pos < w->nr_due) {
-			*s = w->due[w->due_pos++].s;
+			*s = &w->due[w->due_pos++].s;
 			return 1;
 		}
 		if (w->eof) {
@@ -995,10 +1009,10 @@ int sample_walk_next(struct sample_walk *w, struct sample *s)
 			ret = next_sample(w, s);
 			if (ret < 0)
 				return ret;
-			if (ret == 1 && !s->has_time)
+			if (ret == 1 && !(*s)->has_time)
 				return 1;
 			if (ret == 1) {
-				ret = queue_sample(w, s);
+				ret = queue_sample(w, *s);
 			} else if (ret == 2) {
 				ret = make_due(w, w->round_max);
 				w->round_max = w->seen_max;

@@ -53,10 +53,10 @@ struct sample_walk;
 int sample_walk_open(const struct resolver_args *args, unsigned int flags,
 		     struct sample_walk **walk);
 /*
- * 1 and *@s (valid until the next call), 0 at the end, or an exit code's
- * negation after reporting an error.
+ * 1 and *@s, a sample valid until the next call, 0 at the end, or an exit
+ * code's negation after reporting an error.
  */
-int sample_walk_next(struct sample_walk *walk, struct sample *s);
+int sample_walk_next(struct sample_walk *walk, const struct sample **s);
 size_t sample_walk_nr_events(const struct sample_walk *walk);
 const char *sample_walk_event_name(const struct sample_walk *walk, size_t idx);
 const char *sample_walk_input(const struct sample_walk *walk);

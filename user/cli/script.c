@@ -186,7 +186,7 @@ int do_script(int argc, char **argv)
 	bool ns = false, folded = false;
 	char *line = NULL, **keys = NULL;
 	size_t line_len = 0, i, n;
-	struct sample s;
+	const struct sample *s;
 	int opt, ret, err;
 
 	optind = 0;
@@ -226,22 +226,22 @@ int do_script(int argc, char **argv)
 		FILE *m;
 
 		if (!folded) {
-			print_sample(stdout, &s, sample_walk_event_name(w, s.event), ns);
+			print_sample(stdout, s, sample_walk_event_name(w, s->event), ns);
 			continue;
 		}
 		m = open_memstream(&line, &line_len);
 		if (!m)
 			goto nomem;
-		fputs(s.comm, m);
+		fputs(s->comm, m);
 		/* Outermost first. */
-		if (s.nr_chain) {
-			for (i = s.nr_chain; i-- > 0;) {
+		if (s->nr_chain) {
+			for (i = s->nr_chain; i-- > 0;) {
 				fputc(';', m);
-				fold_frame(m, &s.chain[i]);
+				fold_frame(m, &s->chain[i]);
 			}
 		} else {
 			fputc(';', m);
-			fold_frame(m, &s.frame);
+			fold_frame(m, &s->frame);
 		}
 		if (fclose(m) || folded_add(&fold, line, line_len))
 			goto nomem;

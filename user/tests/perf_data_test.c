@@ -1002,15 +1002,15 @@ static void expect_comms(struct __test_metadata *_metadata, const struct bytes *
 {
 	struct walk_files files;
 	struct sample_walk *w;
-	struct sample smp;
+	const struct sample *smp;
 	size_t n = 0;
 	int ret;
 
 	ASSERT_EQ(0, open_walk(d, 0, &files, &w));
 	while ((ret = sample_walk_next(w, &smp)) == 1 && n < nr) {
-		EXPECT_STREQ(comms[n], smp.comm) TH_LOG("sample %zu", n);
+		EXPECT_STREQ(comms[n], smp->comm) TH_LOG("sample %zu", n);
 		if (dso)
-			EXPECT_STREQ(dso, smp.frame.dso) TH_LOG("sample %zu", n);
+			EXPECT_STREQ(dso, smp->frame.dso) TH_LOG("sample %zu", n);
 		n++;
 	}
 	EXPECT_EQ(0, ret);
@@ -1031,7 +1031,7 @@ TEST(forks_applied_in_time_order)
 	struct walk_files files;
 	struct bytes d = { 0 };
 	struct sample_walk *w;
-	struct sample smp;
+	const struct sample *smp;
 	int n = 0, ret;
 	size_t r;
 
@@ -1081,8 +1081,8 @@ TEST(forks_applied_in_time_order)
 	}
 	ASSERT_EQ(0, open_walk(&d, 0, &files, &w));
 	while ((ret = sample_walk_next(w, &smp)) == 1 && n < 2) {
-		dso[n++] = smp.frame.dso;
-		comm = smp.comm;
+		dso[n++] = smp->frame.dso;
+		comm = smp->comm;
 	}
 	EXPECT_EQ(2, n);
 	EXPECT_STREQ("/usr/bin/parent", dso[0]);
@@ -1178,7 +1178,7 @@ TEST(chain_markers_as_perf_reads_them)
 	struct walk_files files;
 	struct bytes d = { 0 };
 	struct sample_walk *w;
-	struct sample smp;
+	const struct sample *smp;
 	size_t r, i, j, n = 0;
 	int ret;
 
@@ -1196,15 +1196,15 @@ TEST(chain_markers_as_perf_reads_them)
 	}
 	ASSERT_EQ(0, open_walk(&d, SAMPLE_WALK_CHAIN, &files, &w));
 	while ((ret = sample_walk_next(w, &smp)) == 1 && n < sizeof(want) / sizeof(want[0])) {
-		EXPECT_TRUE(smp.event_callchain);
-		EXPECT_EQ(want[n].frames, smp.nr_chain) TH_LOG("sample %zu", n);
-		if (smp.nr_chain == 2) {
-			EXPECT_EQ(0xffffffff81000010ull, smp.chain[0].ip);
-			EXPECT_EQ(want[n].chain[3], smp.chain[1].ip);
+		EXPECT_TRUE(smp->event_callchain);
+		EXPECT_EQ(want[n].frames, smp->nr_chain) TH_LOG("sample %zu", n);
+		if (smp->nr_chain == 2) {
+			EXPECT_EQ(0xffffffff81000010ull, smp->chain[0].ip);
+			EXPECT_EQ(want[n].chain[3], smp->chain[1].ip);
 		}
-		if (n == 3 && smp.nr_chain == 2) {
-			EXPECT_STREQ("[unknown]", smp.chain[1].dso);
-			EXPECT_EQ(NULL, smp.chain[1].symbol);
+		if (n == 3 && smp->nr_chain == 2) {
+			EXPECT_STREQ("[unknown]", smp->chain[1].dso);
+			EXPECT_EQ(NULL, smp->chain[1].symbol);
 		}
 		n++;
 	}
@@ -1235,7 +1235,7 @@ TEST(user_map_replaced_later)
 	struct resolver_args args = { .no_ko = true, .quiet = true };
 	struct bytes d = { 0 }, f;
 	struct sample_walk *w;
-	struct sample smp;
+	const struct sample *smp;
 	size_t i, n = 0;
 	int fd, ret;
 
@@ -1258,8 +1258,8 @@ TEST(user_map_replaced_later)
 	ASSERT_EQ(0, sample_walk_open(&args, false, &w));
 	while ((ret = sample_walk_next(w, &smp)) == 1) {
 		ASSERT_GT(sizeof(want) / sizeof(want[0]), n);
-		EXPECT_EQ(want[n].ip, smp.frame.ip);
-		EXPECT_STREQ(want[n].dso, smp.frame.dso);
+		EXPECT_EQ(want[n].ip, smp->frame.ip);
+		EXPECT_STREQ(want[n].dso, smp->frame.dso);
 		n++;
 	}
 	EXPECT_EQ(0, ret);
