@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench, on the host: `secmap report --stdio` against `perf report
 # --stdio --sort dso,sym` on the same perf.data of at least a million
-# samples, in the same run: wall time and peak RSS of each (best of RUNS),
-# and the ratios. The file is recorded here with the host's perf (cpu-clock
-# every 10 us on every CPU, kept busy by shell loops) next to a secmap
-# recording of this kernel.
+# samples, in the same run: wall time (best and median of RUNS) and peak
+# RSS of each, and the ratios. The file is recorded here with the host's
+# perf (cpu-clock every 10 us on every CPU, kept busy by shell loops) next
+# to a secmap recording of this kernel.
 #
 #   bench-report.sh SECMAP OUTDIR [SECONDS] [RUNS]
 set -euo pipefail
@@ -13,7 +13,7 @@ set -euo pipefail
 secmap=${1:?usage: bench-report.sh SECMAP OUTDIR [SECONDS] [RUNS]}
 out=${2:?usage: bench-report.sh SECMAP OUTDIR [SECONDS] [RUNS]}
 seconds=${3:-6}
-runs=${4:-5}
+runs=${4:-7}
 cache=${SECMAP_CACHE:-/var/cache/secmap}
 perf=$(cat "$cache/perf/host" 2>/dev/null || command -v perf)
 mkdir -p "$out"
@@ -43,20 +43,30 @@ once() {
 	read -r r <t.txt
 	awk -v a="$t0" -v b="$t1" -v r="$r" 'BEGIN { printf "%.3f %d\n", (b - a) / 1e9, r }'
 }
-# The best of RUNS of each, the two taking turns: a host whose speed drifts
+# RUNS of each, the two taking turns on one CPU: a host whose speed drifts
 # over seconds then weighs on both alike (perf report alone read 1.8 and
-# 2.7 s in two runs of this script the same morning).
-sw= sr= pw= pr=
+# 2.7 s in two runs of this script the same morning), and neither pays
+# for a migration, or for a CPU busier than the other's. Both run one
+# thread (perf report's user + system time is its wall time). The best
+# run of each is what each costs when nothing else runs; the medians say
+# how steady that is.
+cpu=$(($(nproc) - 1))
+: >secmap.runs
+: >perf.runs
 for ((i = 0; i < runs; i++)); do
-	read -r w r < <(once "$secmap" report --stdio -q -i big.data -m rec.data)
-	if [ -z "$sw" ] || awk -v a="$w" -v b="$sw" 'BEGIN { exit !(a < b) }'; then sw=$w; fi
-	if [ -z "$sr" ] || [ "$r" -lt "$sr" ]; then sr=$r; fi
-	read -r w r < <(once "$perf" report --stdio --sort dso,sym -i big.data)
-	if [ -z "$pw" ] || awk -v a="$w" -v b="$pw" 'BEGIN { exit !(a < b) }'; then pw=$w; fi
-	if [ -z "$pr" ] || [ "$r" -lt "$pr" ]; then pr=$r; fi
+	once taskset -c "$cpu" "$secmap" report --stdio -q -i big.data -m rec.data >>secmap.runs
+	once taskset -c "$cpu" "$perf" report --stdio --sort dso,sym -i big.data >>perf.runs
 done
-echo "bench report: secmap report --stdio           $sw s, peak RSS $((sr / 1024)) MB"
-echo "bench report: perf report --stdio --sort dso,sym $pw s, peak RSS $((pr / 1024)) MB"
+# best_wall median_wall best_rss of a runs file
+stats() {
+	sort -n "$1" | awk '{ w[NR] = $1; if (NR == 1 || $2 < r) r = $2 }
+		END { printf "%s %s %d\n", w[1], w[int((NR + 1) / 2)], r }'
+}
+read -r sw sm sr < <(stats secmap.runs)
+read -r pw pm pr < <(stats perf.runs)
+echo "bench report: secmap report --stdio              best $sw s, median $sm s, peak RSS $((sr / 1024)) MB"
+echo "bench report: perf report --stdio --sort dso,sym best $pw s, median $pm s, peak RSS $((pr / 1024)) MB"
 echo "bench report: secmap is $(awk -v a="$pw" -v b="$sw" 'BEGIN { printf "%.1f", a / b }')x faster" \
-	"and uses $(awk -v a="$pr" -v b="$sr" 'BEGIN { printf "%.1f", a / b }')x less memory (goal: 10x both)"
+	"(medians: $(awk -v a="$pm" -v b="$sm" 'BEGIN { printf "%.1f", a / b }')x) and uses" \
+	"$(awk -v a="$pr" -v b="$sr" 'BEGIN { printf "%.1f", a / b }')x less memory, over $runs runs each (goal: 10x both)"
 rm -f big.data
