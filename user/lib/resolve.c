@@ -948,7 +948,7 @@ static int index_kernel_symbols(struct secmap_resolver *res)
 	     res->ksym_shift < 63 && (span >> res->ksym_shift) > res->nr_ksyms / KSYM_PER_BUCKET;
 	     res->ksym_shift++)
 		;
-	n = (size_t)((span - 1) >> res->ksym_shift) + 1;
+	n = (size_t)(span >> res->ksym_shift) + 1;	/* a spare one at most */
 	res->ksym_first = malloc((n + 1) * sizeof(*res->ksym_first));
 	if (!res->ksym_first)
 		return -ENOMEM;
@@ -982,8 +982,12 @@ static int parse_kallsyms(struct secmap_resolver *res)
 	 * Core text runs to a page after the last text symbol: past _etext
 	 * come .init.text and friends (start_kernel), which samples can reach.
 	 */
-	if (res->nr_ksyms)
+	if (res->nr_ksyms) {
 		res->kernel_end = res->ksyms[res->nr_ksyms - 1].addr + 4096;
+		/* A recording's last symbol in the top page: its text ends with the space. */
+		if (res->kernel_end < 4096)
+			res->kernel_end = UINT64_MAX;
+	}
 	return index_kernel_symbols(res);
 }
 

@@ -685,6 +685,40 @@ TEST_F(res, kernel_symbols_from_kallsyms)
 }
 
 /*
+ * A recording may say anything: symbols near both ends of the address
+ * space (a text the size of it, in few buckets), the last in the top page,
+ * a page below the first modulo 2^64. (Address 0 is kallsyms' hidden
+ * address: such a line is no symbol.)
+ */
+TEST_F(res, kernel_symbols_at_the_ends_of_the_address_space)
+{
+	static const char ks[] =
+		"0000000000000800 T bottom\n"
+		"0000000000002000 T next\n"
+		"fffffffffffff800 T top\n";
+	struct secmap_resolver_opts opts = { .search = &self->search, .no_ko = true };
+	struct secmap_record rec = {
+		.type = SECMAP_REC_KALLSYMS, .text = ks, .text_len = sizeof(ks) - 1,
+	};
+	struct secmap_resolution r;
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+	ASSERT_EQ(3, secmap_resolver_nr_kernel_symbols(self->res));
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, 0x7ff, 1, &r));
+	ASSERT_EQ(0, secmap_resolve(self->res, 0x1fff, 1, &r));
+	ASSERT_STREQ("bottom", r.symbol);
+	ASSERT_EQ(0, secmap_resolve(self->res, 0x8000000000000000ull, 1, &r));
+	ASSERT_STREQ("next", r.symbol);
+	ASSERT_EQ(0, secmap_resolve(self->res, 0xfffffffffffff7ffull, 1, &r));
+	ASSERT_STREQ("next", r.symbol);
+	ASSERT_EQ(0, secmap_resolve(self->res, UINT64_MAX - 1, 1, &r));
+	ASSERT_STREQ("top", r.symbol);
+	ASSERT_EQ(0x7fe, r.symbol_offset);
+}
+
+/*
  * Enough symbols for the search to go through its index of blocks: every
  * symbol's first and last byte, and the bytes around each block's edge,
  * against the answer a walk over the list gives. Symbol i is at
