@@ -53,8 +53,11 @@ static void resolve_all(const uint8_t *data, size_t size)
 	struct secmap_resolver *res;
 	struct secmap_reader *r;
 	struct secmap_record rec;
-	uint64_t addr = 0xffffffffc0000000ull;
-	int i;
+	uint64_t addr = 0xffffffffc0000000ull, kaddr = 0xffffffff81000000ull;
+	uint64_t addrs[20], times[20];
+	struct secmap_resolution many[20];
+	int ret[20], i, n = 0;
+	char hex[17];
 
 	if (secmap_reader_from_buffer(data, size, &r))
 		return;
@@ -68,6 +71,12 @@ static void resolve_all(const uint8_t *data, size_t size)
 		/* Probe where the records say things are. */
 		if (rec.type == SECMAP_REC_SEC_MAP)
 			addr = rec.start + rec.len / 2;
+		/* And where a kallsyms piece's first line says a symbol is. */
+		if (rec.type == SECMAP_REC_KALLSYMS && rec.text_len >= 16) {
+			memcpy(hex, rec.text, 16);
+			hex[16] = 0;
+			kaddr = strtoull(hex, NULL, 16);
+		}
 	}
 	if (!secmap_resolver_finish(res)) {
 		for (i = -2; i <= 2; i++) {
@@ -75,7 +84,22 @@ static void resolve_all(const uint8_t *data, size_t size)
 				sink += strlen(out.module);
 			if (!secmap_resolve(res, addr + i, (uint64_t)i * 1000, &out) && out.section)
 				sink += strlen(out.section);
+			if (!secmap_resolve(res, kaddr + i * 4096, 1, &out) && out.symbol)
+				sink += strlen(out.symbol);
+			/* A batch, which searches its own way (kernel symbols: from the last). */
+			addrs[n] = addr + i * 64;
+			times[n++] = (uint64_t)i * 1000;
+			addrs[n] = kaddr + i;
+			times[n++] = 1;
+			addrs[n] = kaddr + i * 4096;
+			times[n++] = 1;
+			addrs[n] = kaddr - i * 65536;
+			times[n++] = SECMAP_TIME_ANY;
 		}
+		secmap_resolve_many(res, addrs, times, (size_t)n, many, ret);
+		for (i = 0; i < n; i++)
+			if (!ret[i] && many[i].symbol)
+				sink += strlen(many[i].symbol);
 	}
 	secmap_resolver_free(res);
 	secmap_reader_free(r);

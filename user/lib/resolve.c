@@ -925,11 +925,11 @@ static int load_build(struct secmap_resolver *res, struct secmap_ko_index *idx, 
 /*
  * A binary search over 100 000 symbols and more mispredicts a branch and
  * misses the cache at nearly every step; so did one over every 64th
- * symbol's address, then within a block of 64 (a third of secmap report's
- * time on a recording of a kernel-heavy load). Buckets of the address
- * space, a few symbols each, take a shift and a short search. There are
- * about one for every KSYM_PER_BUCKET symbols (fewer when the text is
- * sparse): a table of 4 bytes a bucket that stays in a core's cache.
+ * symbol's address, then within a block of 64. Buckets of the address
+ * space, a few symbols each, take a shift and a short search: secmap
+ * report of a recording 80% in the kernel took 190 ms instead of 262.
+ * There is about one bucket for every KSYM_PER_BUCKET symbols (fewer when
+ * the text is sparse): 4 bytes each, a table that stays in a core's cache.
  */
 #define KSYM_PER_BUCKET 8
 
