@@ -931,7 +931,7 @@ static int load_build(struct secmap_resolver *res, struct secmap_ko_index *idx, 
  * There is about one bucket for every KSYM_PER_BUCKET symbols (fewer when
  * the text is sparse): 4 bytes each, a table that stays in a core's cache.
  */
-#define KSYM_PER_BUCKET 8
+#define KSYM_PER_BUCKET 2
 
 static int index_kernel_symbols(struct secmap_resolver *res)
 {
