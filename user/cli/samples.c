@@ -301,10 +301,13 @@ static void set_shadows(struct task *t)
 		struct user_map *m = &t->maps[i];
 
 		m->shadow = t->nr_maps > SHADOW_MAX_MAPS ? 0 : UINT64_MAX;
-		for (j = i + 1; j < t->nr_maps && m->shadow; j++)
-			if (t->maps[j].start < m->end && m->start < t->maps[j].end &&
-			    t->maps[j].time < m->shadow)
+		/* By time: the first later map that overlaps is the earliest. */
+		for (j = i + 1; j < t->nr_maps && m->shadow; j++) {
+			if (t->maps[j].start < m->end && m->start < t->maps[j].end) {
 				m->shadow = t->maps[j].time;
+				break;
+			}
+		}
 	}
 }
 
