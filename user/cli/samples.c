@@ -688,7 +688,7 @@ int sample_walk_open(const struct resolver_args *args, unsigned int flags, struc
 	return SECMAP_EXIT_OK;
 }
 
-static const struct sample empty_sample;
+static const struct frame empty_frame;
 
 /*
  * 1 and *@s, 2 at a FINISHED_ROUND, 0 at the end, or an exit code's
@@ -704,7 +704,6 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 	enum { CHAIN_USER, CHAIN_KERNEL, CHAIN_HV } mode;
 	size_t i, n, batched;
 	uint64_t time;
-	bool kernel;
 	int ret;
 
 	while ((ret = secmap_perf_data_next(w->pd, &rec)) == 1) {
@@ -717,7 +716,7 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 			continue;
 		}
 		/* Every other field is set below; not memset(): see reset_record(), perf_data.c. */
-		s->frame = empty_sample.frame;
+		s->frame = empty_frame;
 		s->chain = NULL;
 		s->nr_chain = 0;
 		/* Room in the batch for this sample's ip and a whole chain. */
@@ -753,9 +752,8 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 			s->comm = "swapper";
 		else if (!s->comm && !(s->comm = unnamed_comm(w, rec.tid)))
 			goto nomem;
-		kernel = rec.cpumode == CPUMODE_KERNEL;
 		/* s->frame was zeroed above: filled once, not cleared twice. */
-		if (kernel) {
+		if (rec.cpumode == CPUMODE_KERNEL) {
 			add_kernel_frame(w, rec.ip, time, &s->frame);
 		} else if (rec.cpumode == CPUMODE_USER) {
 			resolve_user(t, rec.ip, time, &s->frame);
@@ -799,7 +797,7 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 				}
 				continue;
 			}
-			w->chain[n] = empty_sample.frame;
+			w->chain[n] = empty_frame;
 			if (mode == CHAIN_HV) {
 				w->chain[n].ip = ip;
 				w->chain[n].dso = "[unknown]";
