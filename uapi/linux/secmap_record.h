@@ -37,11 +37,80 @@
 #define SECMAP_FILE_MINOR	0
 
 /*
- * The perf.data feature bit `secmap inject` stores a whole recording under.
- * perf carries feature sections for every bit of its 256-bit bitmap but
- * only parses those it knows (fewer than 40), so stock perf skips it.
+ * The perf.data feature bit earlier versions of `secmap inject` stored the
+ * recording under. Read, never written: `perf inject` crashes on a feature
+ * bit it does not know (Documentation/secmap-record.rst).
  */
 #define SECMAP_PERF_FEATURE_BIT	255
+
+/*
+ * A recording embedded in a perf.data file by `secmap inject`: appended
+ * after the last byte perf wrote (perf reads up to its last feature
+ * section and ignores what follows), found from this trailer, the last
+ * @size bytes of the file. A reader reads the last 16 bytes (@major,
+ * @minor, @size, @magic), then the whole trailer. @fingerprint ties it to
+ * the perf.data it was written for: any change to the first @perf_size
+ * bytes (a tool rewriting the file and keeping the tail) makes it stale.
+ * Offsets are from the start of the file; every part lies between
+ * @perf_size and the trailer, 8-byte aligned.
+ */
+#define SECMAP_PERF_TRAILER_MAGIC	"SECMAPpd"	/* 8 bytes, no NUL */
+#define SECMAP_PERF_TRAILER_MAJOR	1
+#define SECMAP_PERF_TRAILER_MINOR	0
+
+struct secmap_perf_trailer {
+	__u64 perf_size;	/* bytes of the perf.data proper */
+	__u64 recording_offset;	/* a whole secmap.data file */
+	__u64 recording_size;
+	__u64 undo_offset;	/* struct secmap_perf_undo: the file perf wrote */
+	__u64 undo_size;	/* 0: none (the perf.data was not changed) */
+	__u64 fingerprint[2];	/* XXH3-128 of the first @perf_size bytes: low, high */
+	__u16 major;		/* SECMAP_PERF_TRAILER_MAJOR */
+	__u16 minor;
+	__u32 size;		/* sizeof(struct secmap_perf_trailer): the trailer's start */
+	char magic[8];		/* SECMAP_PERF_TRAILER_MAGIC: the file's last 8 bytes */
+};
+
+/*
+ * How to give back the perf.data perf wrote (`secmap inject --strip`),
+ * after `secmap inject` rewrote its data section (perf-native module maps)
+ * and its build-id table. What lies outside the data section is kept
+ * whole: after this header come the @data_offset bytes before perf's data
+ * section (file header, attrs, ids), then the @tail_size bytes after it
+ * (feature table and sections), each padded to 8. Then @nr_edits struct
+ * secmap_perf_undo_edit, in data order, each followed by the @removed
+ * bytes of perf's records it took out, padded to 8. The data section
+ * written is perf's with, at each edit's @offset, @inserted bytes of
+ * secmap's records in place of @removed bytes of perf's; the data never
+ * moves, so @data_offset is the same in both files.
+ */
+#define SECMAP_PERF_UNDO_MAGIC	"SECMAPun"	/* 8 bytes, no NUL */
+
+struct secmap_perf_undo {
+	char magic[8];		/* SECMAP_PERF_UNDO_MAGIC */
+	__u32 header_size;	/* sizeof(struct secmap_perf_undo) */
+	__u32 reserved;
+	__u64 nr_edits;
+	__u64 data_offset;	/* where perf's data section starts */
+	__u64 data_size;	/* perf's data section */
+	__u64 tail_size;	/* perf's bytes after it: feature table and sections */
+	__u64 data_hash[2];	/* XXH3-128 of perf's data section: low, high */
+};
+
+struct secmap_perf_undo_edit {
+	__u64 offset;		/* in the data section written, from its start */
+	__u64 inserted;		/* bytes of secmap's records there */
+	__u64 removed;		/* bytes of perf's records that were there */
+};
+
+/*
+ * The records `secmap inject` writes into a perf.data data section for
+ * stock perf: per module memory region per load a PERF_RECORD_MMAP2 whose
+ * file name is a path with this component, and a PERF_RECORD_KSYMBOL
+ * (unregister) named with this prefix when the region goes away.
+ */
+#define SECMAP_PERF_PATH_MARK	"/.secmap/"
+#define SECMAP_PERF_KSYM_PREFIX	"[secmap] "
 
 /* struct secmap_file_header.flags */
 enum secmap_file_flags {

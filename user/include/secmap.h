@@ -494,16 +494,123 @@ int secmap_kernel_info_read(const char *root, unsigned int flags, struct secmap_
 void secmap_kernel_info_release(struct secmap_kernel_info *info);
 
 /*
- * perf.data files. secmap_perf_inject() writes @out_path as @in_path with
- * @len bytes at @data as feature section SECMAP_PERF_FEATURE_BIT, replacing
- * one that holds a secmap recording already (injecting twice replaces).
- * @out_path may equal @in_path: the new file is written beside it under a
- * temporary name and renamed over it. @in_path is never modified.
- * -EINVAL: not a perf.data file; -ENOTSUP: pipe mode, or the other byte
- * order; -EBADMSG: truncated or corrupt header, data or feature table;
- * -EEXIST: the feature bit holds something that is not a secmap recording.
+ * perf.data files.
+ *
+ * secmap_perf_inject() writes @out_path as @in_path with the recording
+ * (@len bytes at @data, a whole secmap.data) appended after everything perf
+ * wrote, found from a trailer (struct secmap_perf_trailer) at the file's
+ * end: stock perf reads the file as before, and `perf inject` copies what
+ * it knows. A recording already in @in_path (a trailer, or the feature
+ * section 255 of earlier versions) is replaced, and the file perf wrote
+ * restored first. @out_path may equal @in_path: the new file is written
+ * beside its target (symlinks followed) and renamed over it; a target that
+ * is a device, FIFO or directory is refused. @in_path is never modified.
+ * -EINVAL: not a perf.data file, or @out_path's target not a regular file;
+ * -ENOTSUP: pipe mode, or the other byte order; -EBADMSG: truncated or
+ * corrupt header, data or feature table; -EEXIST: feature section 255
+ * holds something that is not a secmap recording; -ESTALE: a trailer whose
+ * perf.data was changed since (its file can no longer be restored).
  */
 int secmap_perf_inject(const char *in_path, const char *out_path, const void *data, size_t len);
+
+/*
+ * Perf-native module maps: what stock perf needs to put each module sample
+ * on the right function. From a finished resolver (which must outlive it),
+ * per module build and kind of region (its core text, its init text) a
+ * small ELF object holding the region's functions at their offsets in it,
+ * named "[mod]" or "[mod.init]" in perf, and for each load of the module
+ * the records that map the region and unmap it (init freed, unload).
+ * Modules whose .ko was not found or did not match are left out (and
+ * counted). @buildid_dir: the build-id cache the objects go to (absolute;
+ * NULL: $PERF_BUILDID_DIR, else $HOME/.debug); the records name them by a
+ * path in it, .secmap/BUILD-ID/mod.ko, so that tools which look for a
+ * module by its path (hotspot) find it there too.
+ */
+struct secmap_perf_maps_opts {
+	size_t sz;		/* sizeof(struct secmap_perf_maps_opts) */
+	const char *buildid_dir;
+};
+
+struct secmap_perf_maps_object {
+	const char *module;	/* the module's name */
+	const char *dso;	/* perf's name for it: "[mod]", "[mod.init]" */
+	const char *path;	/* the file name the records give: buildid_dir/.secmap/ID/mod.ko */
+	const char *cache_path;	/* the same, relative to buildid_dir */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	size_t nr_symbols;
+	size_t nr_loads;	/* regions it serves */
+};
+
+struct secmap_perf_maps;
+int secmap_perf_maps_new(const struct secmap_resolver *res, const struct secmap_perf_maps_opts *opts,
+			 struct secmap_perf_maps **maps);
+void secmap_perf_maps_free(struct secmap_perf_maps *maps);
+size_t secmap_perf_maps_nr_objects(const struct secmap_perf_maps *maps);
+/* Strings belong to @maps. -EINVAL past the last object. */
+int secmap_perf_maps_object(const struct secmap_perf_maps *maps, size_t idx,
+			    struct secmap_perf_maps_object *obj);
+/* Module loads left out: no .ko with the recorded build-id, or a name unfit for a path. */
+size_t secmap_perf_maps_nr_skipped(const struct secmap_perf_maps *maps);
+/* The ELF object @idx, written to @fd from its current offset. */
+int secmap_perf_maps_write_object(const struct secmap_perf_maps *maps, size_t idx, int fd);
+/*
+ * Every object into the build-id cache: buildid_dir/.secmap/ID/mod.ko, and
+ * the link .build-id/ab/cdef... to it, each replaced whole.
+ */
+int secmap_perf_maps_install(const struct secmap_perf_maps *maps);
+
+/*
+ * secmap_perf_inject() with options. @maps: rewrite the data section for
+ * stock perf: perf's own kernel-module MMAP/MMAP2 records of the modules
+ * @maps covers give way to a PERF_RECORD_MMAP2 per region per load and a
+ * PERF_RECORD_KSYMBOL (unregister) when it goes, in time order; every
+ * other record is kept byte for byte, and perf's records are kept in the
+ * trailer for secmap_perf_strip(). The build-id table (HEADER_BUILD_ID)
+ * names the objects instead of those modules' files. The objects must be
+ * where @maps says (secmap_perf_maps_install()). The samples must carry
+ * times, as must other records (sample_id_all): else -ENOTSUP, and
+ * -ENOTSUP for a clock other than perf's default or CLOCK_MONOTONIC, or
+ * perf's module maps inside compressed records.
+ */
+struct secmap_perf_inject_opts {
+	size_t sz;		/* sizeof(struct secmap_perf_inject_opts) */
+	const struct secmap_perf_maps *maps;	/* NULL: embed the recording only */
+};
+
+struct secmap_perf_inject_stats {
+	size_t sz;		/* sizeof(struct secmap_perf_inject_stats) */
+	uint64_t perf_maps_removed;	/* perf's module map records taken out */
+	uint64_t maps_written;		/* PERF_RECORD_MMAP2 written */
+	uint64_t unmaps_written;	/* PERF_RECORD_KSYMBOL written */
+	uint64_t records;		/* perf's records read */
+	uint64_t restored;		/* 1: a earlier injection was undone first */
+};
+
+int secmap_perf_inject_ext(const char *in_path, const char *out_path, const void *data, size_t len,
+			   const struct secmap_perf_inject_opts *opts,
+			   struct secmap_perf_inject_stats *stats);
+
+/*
+ * @out_path as the file perf wrote, before secmap_perf_inject(): its data
+ * section, build-id table and header restored byte for byte, the
+ * recording left out. Files of earlier versions (feature section 255)
+ * lose that section. -ENODATA: no recording in @in_path; -ESTALE: the
+ * perf.data changed since it was injected; other errors as
+ * secmap_perf_inject().
+ */
+int secmap_perf_strip(const char *in_path, const char *out_path);
+
+/*
+ * The recording embedded in the perf.data at @path, in a malloc()ed
+ * buffer. -ENODATA: none; -ESTALE: a trailer whose perf.data was changed
+ * after secmap inject (another tool rewrote the file and kept its end);
+ * -ENOLINK: none, but the data section holds secmap's module maps: a tool
+ * rewrote the file after secmap inject and dropped the recording (perf
+ * inject does); -EBADMSG: a trailer or recording out of bounds.
+ */
+int secmap_perf_read_recording(const char *path, void **data, size_t *len);
+
 /*
  * Read feature section @bit of the perf.data at @path into a malloc()ed
  * buffer. -ENODATA: the bit is not set; other errors as secmap_perf_inject().

@@ -265,5 +265,114 @@ int libsecmap_perf_file_open(const char *path, struct libsecmap_perf_file *pf);
 void libsecmap_perf_file_release(struct libsecmap_perf_file *pf);
 /* All @len bytes at @off, or -EBADMSG if the file ends first, or -errno. */
 int libsecmap_pread_all(int fd, void *buf, size_t len, uint64_t off);
+int libsecmap_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
+/* libsecmap_perf_file_open() on an open file (not closed here). */
+int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf);
+
+/* Copies between two files: copy_file_range(), else through a buffer. */
+struct libsecmap_copier {
+	int in, out;
+	bool no_cfr;		/* copy_file_range() does not work between these two */
+	uint8_t *buf;		/* for the fallback, allocated on first use; free() it */
+};
+int libsecmap_copy_range(struct libsecmap_copier *c, uint64_t in_off, uint64_t out_off,
+			 uint64_t len);
+
+/* A feature section written from memory (@data, @len), or left out (@remove). */
+struct libsecmap_feat_override {
+	unsigned int bit;
+	bool remove;
+	const void *data;
+	size_t len;
+};
+
+/*
+ * Everything that follows the data section of @pf's file (@c->in), for a
+ * data section that now ends at @data_end in @c->out: the feature table
+ * there, the sections in bit order (@ov's from memory, or left out), then
+ * the ids and attrs that lay after the data, their offsets updated in
+ * @pf->attr_buf. @header, the output's file header, which the caller
+ * writes, gets the new bitmap, data size and attrs offset. *@end: where
+ * the last of it ends.
+ */
+int libsecmap_perf_write_tail(struct libsecmap_copier *c, struct libsecmap_perf_file *pf,
+			      uint64_t data_end, const struct libsecmap_feat_override *ov,
+			      size_t nr_ov, uint8_t *header, uint64_t *end);
+
+/*
+ * An output file that replaces its target only when committed: written
+ * unnamed (O_TMPFILE, else under a hidden name) in the target's
+ * directory, then renamed over it. The target is where @path leads: its
+ * symlinks are followed, so the links stay; a target that exists and is
+ * not a regular file (device, FIFO, socket: -EINVAL; directory: -EISDIR)
+ * is refused. @like, if not NULL, gives the new file's mode and (where
+ * permitted) owner.
+ */
+struct libsecmap_out {
+	int fd;
+	char *target;		/* the file to replace */
+	char *dir;		/* its directory */
+	const char *base;	/* its name, in @target */
+	char *tmp;		/* the temporary name, once it has one */
+};
+int libsecmap_out_open(struct libsecmap_out *o, const char *path, const struct stat *like);
+/* fsync, keep @times' atime and mtime (if not NULL), rename into place. Always closes. */
+int libsecmap_out_commit(struct libsecmap_out *o, const struct stat *times);
+void libsecmap_out_discard(struct libsecmap_out *o);
+
+/*
+ * Where the recording embedded in the perf.data open at @fd lies: 0, or
+ * -ENODATA (none), -ESTALE (its perf.data changed since), -ENOLINK (none,
+ * but secmap's module maps are in the data: a tool dropped it), -EEXIST
+ * (feature section 255 is not a recording), -EBADMSG, or a parse error.
+ */
+int libsecmap_perf_recording_range(int fd, uint64_t *off, uint64_t *size);
+
+/* XXH3-128 of @len bytes of @fd at @off, read through a buffer: low, high. */
+int libsecmap_hash_range(int fd, uint64_t off, uint64_t len, uint64_t hash[2]);
+
+/* The data-section reader (perf_data.c) on an open file; the fd is not kept. */
+struct secmap_perf_data;
+int libsecmap_perf_data_open_fd(int fd, struct secmap_perf_data **pd);
+/* The record last returned came out of a compressed record (PERF_RECORD_COMPRESSED*). */
+bool libsecmap_perf_data_in_batch(const struct secmap_perf_data *pd);
+/* Its bytes, as in the file: valid as the record is. */
+const uint8_t *libsecmap_perf_data_raw(const struct secmap_perf_data *pd);
+
+/*
+ * A finished resolver, read by perf_maps.c: each module load (life) with
+ * its mappings, and each build with its .ko and symbols.
+ */
+struct libsecmap_sym {
+	uint64_t start, end;	/* offsets in the section */
+	const char *name;	/* into the build's ko */
+	bool global;
+};
+
+struct libsecmap_map_info {
+	uint64_t start, end;
+	uint64_t from[2], to[2];	/* validity per enum secmap_clock; to: UINT64_MAX while mapped */
+	uint32_t flags;			/* SECMAP_MAP_F_* */
+	uint32_t section;		/* in the build */
+};
+
+struct libsecmap_build_info {
+	const char *name;
+	const uint8_t *id;
+	size_t id_len;
+	const struct secmap_ko *ko;	/* NULL when no .ko was read */
+	int err;			/* why not */
+};
+
+size_t libsecmap_resolver_nr_lives(const struct secmap_resolver *res);
+void libsecmap_resolver_life(const struct secmap_resolver *res, size_t life, uint32_t *build,
+			     size_t *nr_maps);
+void libsecmap_resolver_life_map(const struct secmap_resolver *res, size_t life, size_t i,
+				 struct libsecmap_map_info *out);
+void libsecmap_resolver_build(const struct secmap_resolver *res, uint32_t build,
+			      struct libsecmap_build_info *out);
+/* The symbols of a section of a build, sorted by start (functions, in code). */
+size_t libsecmap_resolver_symbols(const struct secmap_resolver *res, uint32_t build,
+				  uint32_t section, const struct libsecmap_sym **syms);
 
 #endif /* LIBSECMAP_INTERNAL_H */

@@ -24,6 +24,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,7 @@ struct secmap_perf_data {
 	size_t dcap, dhead, dlen;
 	uint64_t doffset;
 	const uint8_t *rec;		/* the record being decoded */
+	bool in_batch;			/* it came out of a compressed record */
 	uint64_t chain[REC_MAX / 8];	/* a callchain put in host order */
 };
 
@@ -450,19 +452,19 @@ SECMAP_EXPORT void secmap_perf_data_close(struct secmap_perf_data *pd)
 	free(pd);
 }
 
-SECMAP_EXPORT int secmap_perf_data_open(const char *path, struct secmap_perf_data **pdp)
+int libsecmap_perf_data_open_fd(int fd, struct secmap_perf_data **pdp)
 {
 	struct libsecmap_perf_file pf;
 	struct secmap_perf_data *pd;
 	void *map;
-	int fd, err;
+	int err;
 
-	if (!path || !pdp)
-		return libsecmap_err(-EINVAL);
 	*pdp = NULL;
-	fd = libsecmap_perf_file_open(path, &pf);
-	if (fd < 0)
-		return libsecmap_err(fd);
+	err = libsecmap_perf_file_parse(fd, &pf);
+	if (err) {
+		libsecmap_perf_file_release(&pf);
+		return err;
+	}
 	pd = calloc(1, sizeof(*pd));
 	if (!pd) {
 		err = -ENOMEM;
@@ -496,8 +498,33 @@ SECMAP_EXPORT int secmap_perf_data_open(const char *path, struct secmap_perf_dat
 out:
 	secmap_perf_data_close(pd);
 	libsecmap_perf_file_release(&pf);
+	return err;
+}
+
+SECMAP_EXPORT int secmap_perf_data_open(const char *path, struct secmap_perf_data **pdp)
+{
+	int fd, err;
+
+	if (!path || !pdp)
+		return libsecmap_err(-EINVAL);
+	*pdp = NULL;
+	/* O_NONBLOCK: a FIFO must not hang the open; the parser refuses it. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return libsecmap_err(-errno);
+	err = libsecmap_perf_data_open_fd(fd, pdp);
 	close(fd);
 	return err ? libsecmap_err(err) : 0;
+}
+
+bool libsecmap_perf_data_in_batch(const struct secmap_perf_data *pd)
+{
+	return pd->in_batch;
+}
+
+const uint8_t *libsecmap_perf_data_raw(const struct secmap_perf_data *pd)
+{
+	return pd->rec;
 }
 
 SECMAP_EXPORT size_t secmap_perf_data_nr_events(const struct secmap_perf_data *pd)
@@ -1023,6 +1050,7 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 				if (pd->skip_samples && type == REC_SAMPLE)
 					continue;
 				pd->rec = p;
+				pd->in_batch = true;
 				*sizep = size;
 				return 1;
 			}
@@ -1079,6 +1107,7 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 			if (pd->skip_samples && type == REC_SAMPLE)
 				continue;
 			pd->rec = p;
+			pd->in_batch = false;
 			*sizep = size;
 			return 1;
 		}

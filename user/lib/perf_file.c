@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * perf.data files: read one feature section, and write a copy of a file with
- * a secmap recording as feature section SECMAP_PERF_FEATURE_BIT.
+ * perf.data files: parse and check the header, attrs and feature table;
+ * read a feature section; copy ranges between files; write everything
+ * after a data section (feature table and sections, ids and attrs that lay
+ * there); and create an output file that replaces its target only whole.
  *
  * The layout, as perf writes it (all little-endian here: files of the other
  * byte order are refused):
@@ -18,13 +20,12 @@
  * perf record puts ids and attrs before the data. perf inject (6.12 on),
  * reading from a pipe, writes them after the feature sections instead.
  *
- * Adding a section makes the table 16 bytes longer, so everything after the
- * data is rewritten: table, sections in bit order, then any ids or attrs
- * that lay there (their offsets updated). The data never moves, so no
- * offset into it changes; up to its end the file is copied as it is, except
- * the header's bitmap (and attrs offset when the attrs moved). Files are
- * streamed (copy_file_range, else read/write through a small buffer): a
- * perf.data can be gigabytes.
+ * When the data section changes size or a feature section changes,
+ * everything after the data is rewritten: table, sections in bit order,
+ * then any ids or attrs that lay there (their offsets updated). The data
+ * never moves, so no offset into it changes. Files are streamed
+ * (copy_file_range, else read/write through a small buffer): a perf.data
+ * can be gigabytes.
  *
  * Nothing in the input is trusted: every offset and size is checked against
  * the file size, without overflow, before anything is written; and what
@@ -112,7 +113,7 @@ int libsecmap_pread_all(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+int libsecmap_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 {
 	const uint8_t *p = buf;
 	ssize_t n;
@@ -132,13 +133,7 @@ static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-struct copier {
-	int in, out;
-	bool no_cfr;		/* copy_file_range() does not work between these two */
-	uint8_t *buf;		/* for the fallback, allocated on first use */
-};
-
-static int copy_rw(struct copier *c, uint64_t in_off, uint64_t out_off, uint64_t len)
+static int copy_rw(struct libsecmap_copier *c, uint64_t in_off, uint64_t out_off, uint64_t len)
 {
 	size_t chunk;
 	int err;
@@ -154,7 +149,7 @@ static int copy_rw(struct copier *c, uint64_t in_off, uint64_t out_off, uint64_t
 		chunk = len < COPY_BUF_SIZE ? (size_t)len : COPY_BUF_SIZE;
 		err = libsecmap_pread_all(c->in, c->buf, chunk, in_off);
 		if (!err)
-			err = pwrite_all(c->out, c->buf, chunk, out_off);
+			err = libsecmap_pwrite_all(c->out, c->buf, chunk, out_off);
 		if (err)
 			return err;
 		in_off += chunk;
@@ -170,7 +165,8 @@ static int copy_rw(struct copier *c, uint64_t in_off, uint64_t out_off, uint64_t
  * (EXDEV before 5.3 and again after 5.18, EOPNOTSUPP, ENOSYS, EINVAL), and
  * returns 0 early on some: the rest then goes through a buffer.
  */
-static int copy_range(struct copier *c, uint64_t in_off, uint64_t out_off, uint64_t len)
+int libsecmap_copy_range(struct libsecmap_copier *c, uint64_t in_off, uint64_t out_off,
+			 uint64_t len)
 {
 	loff_t ioff = (loff_t)in_off, ooff = (loff_t)out_off;
 	ssize_t n;
@@ -196,10 +192,11 @@ void libsecmap_perf_file_release(struct libsecmap_perf_file *pf)
 {
 	free(pf->attr_buf);
 	free(pf->ids_pos);
+	pf->attr_buf = NULL;
+	pf->ids_pos = NULL;
 }
 
-/* Header, attrs (with each event's ids) and feature table of the file at @fd. */
-static int perf_file_parse(int fd, struct libsecmap_perf_file *pf)
+int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf)
 {
 	uint8_t table[LIBSECMAP_PERF_FEAT_BITS * 16];
 	struct libsecmap_perf_range data, event_types, ids;
@@ -331,7 +328,7 @@ int libsecmap_perf_file_open(const char *path, struct libsecmap_perf_file *pf)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	err = perf_file_parse(fd, pf);
+	err = libsecmap_perf_file_parse(fd, pf);
 	if (err) {
 		libsecmap_perf_file_release(pf);
 		close(fd);
@@ -376,56 +373,54 @@ SECMAP_EXPORT int secmap_perf_read_feature(const char *path, unsigned int bit, v
 	return err ? libsecmap_err(err) : 0;
 }
 
-/* An existing section at our bit may be replaced only if it is a recording too. */
-static int check_our_bit(int fd, const struct libsecmap_perf_file *pf)
-{
-	struct libsecmap_perf_range r = pf->feat[SECMAP_PERF_FEATURE_BIT];
-	char magic[8];
-	int err;
 
-	if (!feat_test(pf->features, SECMAP_PERF_FEATURE_BIT))
-		return 0;
-	if (r.size < sizeof(magic))
-		return -EEXIST;
-	err = libsecmap_pread_all(fd, magic, sizeof(magic), r.offset);
-	if (err)
-		return err;
-	return memcmp(magic, SECMAP_FILE_MAGIC, sizeof(magic)) ? -EEXIST : 0;
+static const struct libsecmap_feat_override *find_override(const struct libsecmap_feat_override *ov,
+							    size_t nr, unsigned int bit)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (ov[i].bit == bit)
+			return &ov[i];
+	return NULL;
 }
 
-/*
- * Everything after the data, rewritten at @cur: feature sections in bit
- * order (ours at its bit), ids and attrs that lay there, then the table
- * before them and the header. The first @pf->data_end bytes are copied.
- */
-static int write_tail(struct copier *c, struct libsecmap_perf_file *pf, const void *data, size_t len)
+int libsecmap_perf_write_tail(struct libsecmap_copier *c, struct libsecmap_perf_file *pf,
+			      uint64_t data_end, const struct libsecmap_feat_override *ov,
+			      size_t nr_ov, uint8_t *header, uint64_t *end)
 {
-	uint8_t table[LIBSECMAP_PERF_FEAT_BITS * 16], header[LIBSECMAP_PERF_HEADER_SIZE];
+	uint8_t table[LIBSECMAP_PERF_FEAT_BITS * 16];
 	uint64_t features[LIBSECMAP_PERF_FEAT_BITS / 64], cur, size;
+	const struct libsecmap_feat_override *o;
 	struct libsecmap_perf_range ids;
 	bool ids_moved = false;
 	unsigned int bit, nr = 0;
 	size_t i;
-	int err;
+	int err = 0;
 
 	memcpy(features, pf->features, sizeof(features));
-	features[SECMAP_PERF_FEATURE_BIT / 64] |= 1ULL << (SECMAP_PERF_FEATURE_BIT % 64);
+	for (i = 0; i < nr_ov; i++) {
+		if (ov[i].bit >= LIBSECMAP_PERF_FEAT_BITS)
+			return -EINVAL;
+		if (ov[i].remove)
+			features[ov[i].bit / 64] &= ~(1ULL << (ov[i].bit % 64));
+		else
+			features[ov[i].bit / 64] |= 1ULL << (ov[i].bit % 64);
+	}
 	for (bit = 0; bit < LIBSECMAP_PERF_FEAT_BITS; bit++)
 		nr += feat_test(features, bit);
 
-	err = copy_range(c, 0, 0, pf->data_end);
-	if (err)
-		return err;
-	cur = pf->data_end + 16ULL * nr;
+	cur = data_end + 16ULL * nr;
 	for (bit = 0, i = 0; bit < LIBSECMAP_PERF_FEAT_BITS; bit++) {
 		if (!feat_test(features, bit))
 			continue;
-		if (bit == SECMAP_PERF_FEATURE_BIT) {
-			size = len;
-			err = pwrite_all(c->out, data, len, cur);
+		o = find_override(ov, nr_ov, bit);
+		if (o) {
+			size = o->len;
+			err = libsecmap_pwrite_all(c->out, o->data, o->len, cur);
 		} else {
 			size = pf->feat[bit].size;
-			err = copy_range(c, pf->feat[bit].offset, cur, size);
+			err = libsecmap_copy_range(c, pf->feat[bit].offset, cur, size);
 		}
 		if (err)
 			return err;
@@ -440,7 +435,7 @@ static int write_tail(struct copier *c, struct libsecmap_perf_file *pf, const vo
 		ids = get_range(pf->attr_buf + pf->ids_pos[i]);
 		if (!ids.size || range_within(ids, 0, pf->data_end))
 			continue;
-		err = copy_range(c, ids.offset, cur, ids.size);
+		err = libsecmap_copy_range(c, ids.offset, cur, ids.size);
 		if (err)
 			return err;
 		put64(pf->attr_buf + pf->ids_pos[i], cur);
@@ -449,126 +444,176 @@ static int write_tail(struct copier *c, struct libsecmap_perf_file *pf, const vo
 			return -EFBIG;
 	}
 
-	memcpy(header, pf->header, sizeof(header));
 	for (i = 0; i < LIBSECMAP_PERF_FEAT_BITS / 64; i++)
 		put64(header + HDR_FEATURES + 8 * i, features[i]);
+	put64(header + HDR_DATA + 8, data_end - pf->data.offset);
 	if (pf->attrs.size && !range_within(pf->attrs, 0, pf->data_end)) {
 		put64(header + HDR_ATTRS, cur);
-		err = pwrite_all(c->out, pf->attr_buf, pf->attrs.size, cur);
+		err = libsecmap_pwrite_all(c->out, pf->attr_buf, pf->attrs.size, cur);
+		if (!err && __builtin_add_overflow(cur, pf->attrs.size, &cur))
+			err = -EFBIG;
 	} else if (ids_moved) {
-		err = pwrite_all(c->out, pf->attr_buf, pf->attrs.size, pf->attrs.offset);
+		err = libsecmap_pwrite_all(c->out, pf->attr_buf, pf->attrs.size, pf->attrs.offset);
 	}
 	if (!err)
-		err = pwrite_all(c->out, table, 16ULL * nr, pf->data_end);
-	if (!err)
-		err = pwrite_all(c->out, header, sizeof(header), 0);
+		err = libsecmap_pwrite_all(c->out, table, 16ULL * nr, data_end);
+	*end = cur;
 	return err;
 }
 
 /*
- * A new file beside @out_path, to be renamed over it: mode and, where
- * allowed, owner of the input (@st), so that replacing a user's perf.data as
- * root leaves it theirs. The name starts with a dot: a leftover after a
- * crash does not look like a perf.data.
+ * Where @path leads: its symlinks followed, so that the file they lead to
+ * is replaced and the links stay. malloc()ed, or NULL with errno; a path
+ * that does not exist yet is itself (its directory must exist).
  */
-static int temp_create(const char *out_path, const struct stat *st, char **tmp_path)
+static char *final_target(const char *path)
 {
-	const char *slash = strrchr(out_path, '/');
-	const char *base = slash ? slash + 1 : out_path;
-	/* The directory: "." without a slash, "" (root) for "/x". */
-	const char *dir = slash ? out_path : ".";
-	int dir_len = slash ? (int)(slash - out_path) : 1;
-	char *tmpl;
-	int fd, err;
+	struct stat st;
+	char *real;
 
-	if (!*base)
-		return -EISDIR;
-	if (asprintf(&tmpl, "%.*s/.%.200s.secmap-XXXXXX", dir_len, dir, base) < 0)
-		return -ENOMEM;
-	fd = mkostemp(tmpl, O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		free(tmpl);
-		return err;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? strdup(path) : NULL;
+	real = realpath(path, NULL);
+	if (!real && errno == ENOENT)
+		errno = ENOLINK;	/* a symlink that leads nowhere */
+	return real;
+}
+
+int libsecmap_out_open(struct libsecmap_out *o, const char *path, const struct stat *like)
+{
+	struct stat st;
+	const char *slash;
+	mode_t mode = like ? like->st_mode & 0777 : 0644;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (!*path)
+		return -ENOENT;
+	o->target = final_target(path);
+	if (!o->target)
+		return -errno;
+	/* Devices, FIFOs, sockets and directories are never replaced. */
+	if (stat(o->target, &st) == 0 && !S_ISREG(st.st_mode)) {
+		err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		goto fail;
+	}
+	slash = strrchr(o->target, '/');
+	if (slash && !slash[1]) {
+		err = -EISDIR;
+		goto fail;
+	}
+	/* The directory: "." without a slash, "/" for "/x". */
+	o->dir = slash ? strndup(o->target, slash == o->target ? 1 : (size_t)(slash - o->target)) :
+			 strdup(".");
+	o->base = slash ? slash + 1 : o->target;
+	if (!o->dir) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* Unnamed until committed: a crash or kill -9 leaves nothing behind. */
+	o->fd = open(o->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+	if (o->fd < 0) {
+		if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+			err = -errno;
+			goto fail;
+		}
+		/* A file system without O_TMPFILE: a hidden name, removed on failure. */
+		if (asprintf(&o->tmp, "%s/.%.200s.secmap-XXXXXX", o->dir, o->base) < 0) {
+			o->tmp = NULL;
+			err = -ENOMEM;
+			goto fail;
+		}
+		o->fd = mkostemp(o->tmp, O_CLOEXEC);
+		if (o->fd < 0) {
+			err = -errno;
+			free(o->tmp);
+			o->tmp = NULL;
+			goto fail;
+		}
 	}
 	/* Best effort: where not permitted the file stays ours, as any new one would. */
-	if (st->st_uid != geteuid() || st->st_gid != getegid())
-		err = fchown(fd, st->st_uid, st->st_gid);
-	if (fchmod(fd, st->st_mode & 0777) < 0) {
+	if (like && (like->st_uid != geteuid() || like->st_gid != getegid()))
+		err = fchown(o->fd, like->st_uid, like->st_gid);
+	if (fchmod(o->fd, mode) < 0) {
 		err = -errno;
-		close(fd);
-		unlink(tmpl);
-		free(tmpl);
-		return err;
+		goto fail;
 	}
-	*tmp_path = tmpl;
-	return fd;
+	return 0;
+fail:
+	libsecmap_out_discard(o);
+	return err;
+}
+
+void libsecmap_out_discard(struct libsecmap_out *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->dir);
+	free(o->target);
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+}
+
+/* Give the unnamed file a name in its directory: hidden, unique, for rename(). */
+static int name_tmpfile(struct libsecmap_out *o)
+{
+	char proc[64];
+	unsigned int i;
+	int err = -EEXIST;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
+	for (i = 0; i < 100 && err == -EEXIST; i++) {
+		free(o->tmp);
+		if (asprintf(&o->tmp, "%s/.%.200s.secmap-%d-%u", o->dir, o->base, (int)getpid(),
+			     i) < 0) {
+			o->tmp = NULL;
+			return -ENOMEM;
+		}
+		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc does not. */
+		if (!linkat(o->fd, "", AT_FDCWD, o->tmp, AT_EMPTY_PATH) ||
+		    !linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW))
+			return 0;
+		err = -errno;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	return err;
 }
 
 /* The rename is durable only once the directory holding it is synced. */
-static void sync_dir_of(const char *path)
+static void sync_dir(const char *dir)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	int fd;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (!slash)
-		dir = strdup(".");
-	else
-		dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
-	if (!dir)
-		return;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(dir);
 	if (fd >= 0) {
 		fsync(fd);
 		close(fd);
 	}
 }
 
-SECMAP_EXPORT int secmap_perf_inject(const char *in_path, const char *out_path, const void *data,
-				     size_t len)
+int libsecmap_out_commit(struct libsecmap_out *o, const struct stat *times)
 {
-	struct copier c = { .in = -1, .out = -1 };
-	char *tmp_path = NULL;
-	struct libsecmap_perf_file pf;
-	struct stat st;
-	int err;
+	int err = 0;
 
-	if (!in_path || !out_path || !*out_path || !data || len < sizeof(SECMAP_FILE_MAGIC) - 1 ||
-	    memcmp(data, SECMAP_FILE_MAGIC, sizeof(SECMAP_FILE_MAGIC) - 1))
-		return libsecmap_err(-EINVAL);
-
-	c.in = libsecmap_perf_file_open(in_path, &pf);
-	if (c.in < 0)
-		return libsecmap_err(c.in);
-	err = check_our_bit(c.in, &pf);
-	if (!err && fstat(c.in, &st) < 0)
+	/* perf shows the file's mtime as when it was "captured on": keep it. */
+	if (times && futimens(o->fd, (const struct timespec[2]){ times->st_atim,
+								  times->st_mtim }) < 0)
+		err = -errno;
+	if (!err && fsync(o->fd) < 0)
+		err = -errno;
+	if (!err && !o->tmp)
+		err = name_tmpfile(o);
+	if (!err && rename(o->tmp, o->target) < 0)
 		err = -errno;
 	if (!err) {
-		c.out = temp_create(out_path, &st, &tmp_path);
-		if (c.out < 0)
-			err = c.out;
+		free(o->tmp);
+		o->tmp = NULL;
+		sync_dir(o->dir);
 	}
-	if (!err)
-		err = write_tail(&c, &pf, data, len);
-	/* perf shows the file's mtime as when it was "captured on": keep it. */
-	if (!err && futimens(c.out, (const struct timespec[2]){ st.st_atim, st.st_mtim }) < 0)
-		err = -errno;
-	if (!err && fsync(c.out) < 0)
-		err = -errno;
-	if (c.out >= 0 && close(c.out) < 0 && !err)
-		err = -errno;
-	/* The input stays open until here: with out == in, it is its old inode we read. */
-	if (!err && rename(tmp_path, out_path) < 0)
-		err = -errno;
-	if (err && tmp_path)
-		unlink(tmp_path);
-	if (!err)
-		sync_dir_of(out_path);
-	free(tmp_path);
-	free(c.buf);
-	libsecmap_perf_file_release(&pf);
-	close(c.in);
-	return err ? libsecmap_err(err) : 0;
+	libsecmap_out_discard(o);
+	return err;
 }

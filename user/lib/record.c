@@ -770,25 +770,20 @@ static bool is_perf_data(const uint8_t *buf, size_t len)
 	return len >= 8 && (!memcmp(buf, "PERFILE2", 8) || !memcmp(buf, "2ELIFREP", 8));
 }
 
-/* Where our feature section lies in the perf.data at @path, mapped at @map. */
-static int find_feature(const char *path, size_t map_len, uint64_t *off, uint64_t *size)
+/* Where the recording lies in the perf.data at @path, mapped at @map. */
+static int find_recording(const char *path, size_t map_len, uint64_t *off, uint64_t *size)
 {
-	struct libsecmap_perf_file pf;
-	int fd;
+	int fd, err;
 
-	fd = libsecmap_perf_file_open(path, &pf);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return fd;
+		return -errno;
+	err = libsecmap_perf_recording_range(fd, off, size);
 	close(fd);
-	*off = pf.feat[SECMAP_PERF_FEATURE_BIT].offset;
-	*size = pf.feat[SECMAP_PERF_FEATURE_BIT].size;
-	fd = pf.features[SECMAP_PERF_FEATURE_BIT / 64] &
-	     (1ull << (SECMAP_PERF_FEATURE_BIT % 64)) ? 0 : -ENODATA;
-	libsecmap_perf_file_release(&pf);
 	/* The file may have changed between the two opens. */
-	if (!fd && (*off > map_len || *size > map_len - *off))
-		fd = -EBADMSG;
-	return fd;
+	if (!err && (*off > map_len || *size > map_len - *off))
+		err = -EBADMSG;
+	return err;
 }
 
 SECMAP_EXPORT int secmap_reader_open(const char *path, struct secmap_reader **reader)
@@ -808,7 +803,7 @@ SECMAP_EXPORT int secmap_reader_open(const char *path, struct secmap_reader **re
 	buf = map ? map : (const uint8_t *)"";
 	len = map_len;
 	if (is_perf_data(buf, len)) {
-		err = find_feature(path, map_len, &off, &size);
+		err = find_recording(path, map_len, &off, &size);
 		if (err)
 			goto fail;
 		buf += off;

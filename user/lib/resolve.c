@@ -34,16 +34,10 @@
 #define RS_FOOTPRINT_GAP	4096
 #define RS_COUNT_MAX		32	/* a bucket list this short may be counted */
 
-struct rs_sym {
-	uint64_t start, end;	/* offsets in the section */
-	const char *name;	/* into the build's ko */
-	bool global;
-};
-
 struct rs_section {
 	char *name;
 	uint64_t size;		/* from the .ko; 0 if none was read */
-	struct rs_sym *syms;	/* sorted by start */
+	struct libsecmap_sym *syms;	/* sorted by start */
 	size_t nr_syms;
 	int err;		/* 0, or why it has no symbols */
 };
@@ -823,7 +817,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static int cmp_sym(const void *a, const void *b)
 {
-	const struct rs_sym *x = a, *y = b;
+	const struct libsecmap_sym *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
@@ -1590,4 +1584,50 @@ SECMAP_EXPORT void secmap_resolve_many(const struct secmap_resolver *res, const 
 				__builtin_prefetch(&idx->refs[found[i % RS_AHEAD]->ref]);
 		}
 	}
+}
+
+size_t libsecmap_resolver_nr_lives(const struct secmap_resolver *res)
+{
+	return res->nr_lives;
+}
+
+void libsecmap_resolver_life(const struct secmap_resolver *res, size_t life, uint32_t *build,
+			     size_t *nr_maps)
+{
+	*build = res->lives[life].build;
+	*nr_maps = res->lives[life].nr_maps;
+}
+
+void libsecmap_resolver_life_map(const struct secmap_resolver *res, size_t life, size_t i,
+				 struct libsecmap_map_info *out)
+{
+	const struct rs_map *m = &res->maps[res->lives[life].maps[i]];
+
+	out->start = m->start;
+	out->end = m->end;
+	memcpy(out->from, m->from, sizeof(out->from));
+	memcpy(out->to, m->to, sizeof(out->to));
+	out->flags = m->flags;
+	out->section = m->section;
+}
+
+void libsecmap_resolver_build(const struct secmap_resolver *res, uint32_t build,
+			      struct libsecmap_build_info *out)
+{
+	const struct rs_build *b = &res->builds[build];
+
+	out->name = b->name;
+	out->id = b->id;
+	out->id_len = b->id_len;
+	out->ko = b->ko;
+	out->err = res->opts.no_ko ? -ENOENT : b->err;
+}
+
+size_t libsecmap_resolver_symbols(const struct secmap_resolver *res, uint32_t build,
+				  uint32_t section, const struct libsecmap_sym **syms)
+{
+	const struct rs_section *s = &res->builds[build].secs[section];
+
+	*syms = s->syms;
+	return s->nr_syms;
 }

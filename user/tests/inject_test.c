@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for secmap_perf_inject() and secmap_perf_read_feature(), on
- * perf.data files built here byte by byte (no perf needed): the result reads
- * back, the other sections keep their bytes and order, and every malformed
- * input is refused with the input unchanged and no temporary file left.
- * tests/inject_perf_test.sh does the same on files from the real perf.
+ * Unit tests for secmap_perf_inject(), secmap_perf_strip(),
+ * secmap_perf_read_recording() and secmap_perf_read_feature(), on perf.data
+ * files built here byte by byte (no perf needed): perf's bytes stay as they
+ * are, the recording and its trailer follow them and read back, the trailer
+ * tells a changed file, strip gives back perf's file, every malformed input
+ * is refused with the input unchanged and no temporary file left, and no
+ * device, FIFO or symlink is ever replaced. tests/inject_perf_test.sh does
+ * the same on files from the real perf; tests/perf_maps_test.sh covers the
+ * rewrite for stock perf.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "kselftest_harness.h"
 
@@ -32,6 +37,7 @@
 #define HDR_FEATURES	72
 #define ATTR_LEN	128	/* perf_event_attr.size of the fixture's event */
 #define DATA_LEN	200
+#define TRAILER_LEN	72	/* struct secmap_perf_trailer */
 
 struct bytes {
 	uint8_t *p;
@@ -208,34 +214,6 @@ static bool same(const struct bytes *a, const struct bytes *b)
 	return a->len == b->len && !memcmp(a->p, b->p, a->len);
 }
 
-/* The {offset, size} of feature @bit in @b, or false if the bit is clear. */
-static bool feat_range(const struct bytes *b, unsigned int bit, uint64_t *off, uint64_t *len)
-{
-	uint64_t table = read_le64(b->p + HDR_DATA) + read_le64(b->p + HDR_DATA + 8);
-	unsigned int i, n = 0;
-
-	for (i = 0; i < 256; i++) {
-		if (!(b->p[HDR_FEATURES + i / 8] >> (i % 8) & 1))
-			continue;
-		if (i == bit) {
-			*off = read_le64(b->p + table + 16 * n);
-			*len = read_le64(b->p + table + 16 * n + 8);
-			return true;
-		}
-		n++;
-	}
-	return false;
-}
-
-static unsigned int nr_feats(const struct bytes *b)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < 256; i++)
-		n += b->p[HDR_FEATURES + i / 8] >> (i % 8) & 1;
-	return n;
-}
-
 static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)st;
@@ -284,39 +262,51 @@ FIXTURE_TEARDOWN(inject)
 	free(self->rec.p);
 }
 
-/* Check @out against @in with @rec injected: same head, same sections, ours last. */
-static void check_injected(struct __test_metadata *_metadata, const struct bytes *in,
+static size_t align8(size_t v)
+{
+	return (v + 7) & ~(size_t)7;
+}
+
+/*
+ * Check @out against @perf (perf's file) with @rec injected: perf's bytes as
+ * they are, then the recording, then the trailer, with the hash of perf's
+ * bytes computed here.
+ */
+static void check_injected(struct __test_metadata *_metadata, const struct bytes *perf,
 			   const struct bytes *out, const struct bytes *rec)
 {
-	uint64_t data_end = read_le64(in->p + HDR_DATA) + read_le64(in->p + HDR_DATA + 8);
-	uint64_t ioff, ilen, ooff, olen, cur;
-	unsigned int bit;
+	size_t rec_at = align8(perf->len), t_at = rec_at + align8(rec->len);
+	XXH128_hash_t h = XXH3_128bits(perf->p, perf->len);
+	const uint8_t *t;
 
-	ASSERT_GE(out->len, data_end);
-	/* Up to the end of the data only the bitmap, and the attrs offset if moved, differ. */
-	EXPECT_EQ(0, memcmp(in->p, out->p, HDR_ATTRS));
-	EXPECT_EQ(0, memcmp(in->p + HDR_DATA, out->p + HDR_DATA, HDR_FEATURES - HDR_DATA));
-	EXPECT_EQ(0, memcmp(in->p + HDR_SIZE, out->p + HDR_SIZE, data_end - HDR_SIZE));
-	EXPECT_EQ(1, out->p[HDR_FEATURES + 31] >> 7);
-	/* Sections in bit order, back to back, right after the table. */
-	cur = data_end + 16 * nr_feats(out);
-	for (bit = 0; bit < 255; bit++) {
-		EXPECT_EQ(in->p[HDR_FEATURES + bit / 8] >> (bit % 8) & 1,
-			  out->p[HDR_FEATURES + bit / 8] >> (bit % 8) & 1);
-		if (!feat_range(in, bit, &ioff, &ilen))
-			continue;
-		ASSERT_TRUE(feat_range(out, bit, &ooff, &olen));
-		ASSERT_EQ(ilen, olen);
-		EXPECT_EQ(cur, ooff);
-		ASSERT_LE(ooff + olen, out->len);
-		EXPECT_EQ(0, memcmp(in->p + ioff, out->p + ooff, ilen));
-		cur = ooff + olen;
-	}
-	ASSERT_TRUE(feat_range(out, 255, &ooff, &olen));
-	EXPECT_EQ(cur, ooff);
-	ASSERT_EQ(rec->len, olen);
-	ASSERT_LE(ooff + olen, out->len);
-	EXPECT_EQ(0, memcmp(rec->p, out->p + ooff, olen));
+	ASSERT_EQ(t_at + TRAILER_LEN, out->len);
+	EXPECT_EQ(0, memcmp(perf->p, out->p, perf->len));
+	EXPECT_EQ(0, memcmp(rec->p, out->p + rec_at, rec->len));
+	t = out->p + t_at;
+	EXPECT_EQ(perf->len, read_le64(t));
+	EXPECT_EQ(rec_at, read_le64(t + 8));
+	EXPECT_EQ(rec->len, read_le64(t + 16));
+	EXPECT_EQ(0, read_le64(t + 24));	/* no undo log: perf's file unchanged */
+	EXPECT_EQ(0, read_le64(t + 32));
+	EXPECT_EQ(h.low64, read_le64(t + 40));
+	EXPECT_EQ(h.high64, read_le64(t + 48));
+	EXPECT_EQ(0x0000004800000001ULL, read_le64(t + 56));	/* major 1, minor 0, size 72 */
+	EXPECT_EQ(0, memcmp(t + 64, SECMAP_PERF_TRAILER_MAGIC, 8));
+	/* No feature bit of ours: perf inject would trip on it. */
+	EXPECT_EQ(0, memcmp(perf->p + HDR_FEATURES, out->p + HDR_FEATURES, 32));
+}
+
+/* secmap_perf_read_recording(@path) gives @rec. */
+static void check_reads(struct __test_metadata *_metadata, const char *path,
+			const struct bytes *rec)
+{
+	void *data = NULL;
+	size_t len = 0;
+
+	ASSERT_EQ(0, secmap_perf_read_recording(path, &data, &len));
+	ASSERT_EQ(rec->len, len);
+	EXPECT_EQ(0, memcmp(data, rec->p, len));
+	free(data);
 }
 
 TEST_F(inject, read_back)
@@ -330,13 +320,8 @@ TEST_F(inject, read_back)
 	out = get_file(self->out);
 	again = get_file(self->in);
 	EXPECT_TRUE(same(&in, &again));
-	EXPECT_EQ(in.len + 16 + self->rec.len, out.len);
 	check_injected(_metadata, &in, &out, &self->rec);
-
-	ASSERT_EQ(0, secmap_perf_read_feature(self->out, SECMAP_PERF_FEATURE_BIT, &data, &len));
-	ASSERT_EQ(self->rec.len, len);
-	EXPECT_EQ(0, memcmp(data, self->rec.p, len));
-	free(data);
+	check_reads(_metadata, self->out, &self->rec);
 	/* The fixture's recording is a valid one. */
 	EXPECT_EQ(0, secmap_data_validate(self->rec.p, self->rec.len));
 	for (i = 0; i < NR_STD_FEATS; i++) {
@@ -345,9 +330,10 @@ TEST_F(inject, read_back)
 		EXPECT_EQ(0, memcmp(data, std_feats[i].data, len));
 		free(data);
 	}
-	EXPECT_EQ(-ENODATA, secmap_perf_read_feature(self->in, SECMAP_PERF_FEATURE_BIT, &data,
-						     &len));
+	EXPECT_EQ(-ENODATA, secmap_perf_read_recording(self->in, &data, &len));
 	EXPECT_EQ(ENODATA, errno);
+	EXPECT_EQ(-ENODATA, secmap_perf_read_feature(self->out, SECMAP_PERF_FEATURE_BIT, &data,
+						     &len));
 	EXPECT_EQ(-ENODATA, secmap_perf_read_feature(self->out, 2, &data, &len));
 	EXPECT_EQ(-EINVAL, secmap_perf_read_feature(self->out, 256, &data, &len));
 	EXPECT_EQ(2, count_entries(self->dir));
@@ -360,8 +346,6 @@ TEST_F(inject, twice_replaces)
 {
 	struct bytes in = make_perf(std_feats, NR_STD_FEATS, false), once, twice, longer;
 	struct bytes rec2 = make_rec(24), rec3 = make_rec(64);
-	void *data;
-	size_t len;
 
 	rec2.p[80] = 0x5a;	/* same length, other bytes */
 	ASSERT_EQ(0, put_file(self->in, &in));
@@ -370,12 +354,8 @@ TEST_F(inject, twice_replaces)
 	ASSERT_EQ(0, secmap_perf_inject(self->out, self->out, rec2.p, rec2.len));
 	twice = get_file(self->out);
 	EXPECT_EQ(once.len, twice.len);
-	EXPECT_EQ(NR_STD_FEATS + 1, nr_feats(&twice));
 	check_injected(_metadata, &in, &twice, &rec2);
-	ASSERT_EQ(0, secmap_perf_read_feature(self->out, SECMAP_PERF_FEATURE_BIT, &data, &len));
-	ASSERT_EQ(rec2.len, len);
-	EXPECT_EQ(0, memcmp(data, rec2.p, len));
-	free(data);
+	check_reads(_metadata, self->out, &rec2);
 
 	/* A longer one, then the first again: the size follows the recording's. */
 	ASSERT_EQ(0, secmap_perf_inject(self->out, self->out, rec3.p, rec3.len));
@@ -417,60 +397,22 @@ TEST_F(inject, out_is_in)
 	free(out.p);
 }
 
-/* perf inject reading a pipe (6.12 on) puts ids and attrs after the sections. */
+/* perf inject reading a pipe (6.12 on) puts ids and attrs after the sections: kept there. */
 TEST_F(inject, attrs_after_sections)
 {
 	struct bytes in = make_perf(std_feats, NR_STD_FEATS, true), out, again;
-	uint64_t attrs, ids, ours, ours_len, in_attrs = read_le64(in.p + HDR_ATTRS);
 
 	ASSERT_EQ(0, put_file(self->in, &in));
 	ASSERT_EQ(0, secmap_perf_inject(self->in, self->out, self->rec.p, self->rec.len));
 	out = get_file(self->out);
 	check_injected(_metadata, &in, &out, &self->rec);
-	ASSERT_TRUE(feat_range(&out, 255, &ours, &ours_len));
-	/* ids, then attrs, moved after our section; offsets updated. */
-	attrs = read_le64(out.p + HDR_ATTRS);
-	EXPECT_EQ(ATTR_LEN + 16, read_le64(out.p + HDR_ATTRS + 8));
-	EXPECT_EQ(ours + ours_len + 16, attrs);
-	ASSERT_EQ(attrs + ATTR_LEN + 16, out.len);
-	EXPECT_EQ(0, memcmp(in.p + in_attrs, out.p + attrs, ATTR_LEN));
-	ids = read_le64(out.p + attrs + ATTR_LEN);
-	EXPECT_EQ(ours + ours_len, ids);
-	EXPECT_EQ(16, read_le64(out.p + attrs + ATTR_LEN + 8));
-	EXPECT_EQ(0x1111, read_le64(out.p + ids));
-	EXPECT_EQ(0x2222, read_le64(out.p + ids + 8));
-
-	/* Again: the same layout, the same size. */
+	/* Again: the same file. */
 	ASSERT_EQ(0, secmap_perf_inject(self->out, self->out, self->rec.p, self->rec.len));
 	again = get_file(self->out);
 	EXPECT_TRUE(same(&out, &again));
 	free(in.p);
 	free(out.p);
 	free(again.p);
-}
-
-/* Only the ids after the data (no perf writes that, but it is valid): moved, attr patched. */
-TEST_F(inject, ids_after_sections)
-{
-	struct bytes in = make_perf(std_feats, NR_STD_FEATS, false), out;
-	uint64_t attrs = read_le64(in.p + HDR_ATTRS), ids_at = in.len, ours, ours_len, ids;
-
-	append64(&in, 0x3333);
-	append64(&in, 0x4444);
-	set64(in.p + attrs + ATTR_LEN, ids_at);
-	ASSERT_EQ(0, put_file(self->in, &in));
-	ASSERT_EQ(0, secmap_perf_inject(self->in, self->out, self->rec.p, self->rec.len));
-	out = get_file(self->out);
-	ASSERT_TRUE(feat_range(&out, 255, &ours, &ours_len));
-	EXPECT_EQ(attrs, read_le64(out.p + HDR_ATTRS));
-	EXPECT_EQ(0, memcmp(in.p + attrs, out.p + attrs, ATTR_LEN));
-	ids = read_le64(out.p + attrs + ATTR_LEN);
-	EXPECT_EQ(ours + ours_len, ids);
-	ASSERT_EQ(ids + 16, out.len);
-	EXPECT_EQ(0x3333, read_le64(out.p + ids));
-	EXPECT_EQ(0x4444, read_le64(out.p + ids + 8));
-	free(in.p);
-	free(out.p);
 }
 
 /*
@@ -494,6 +436,121 @@ TEST_F(inject, input_on_other_fs)
 	free(out.p);
 }
 
+/* strip gives back perf's bytes; a file that holds no recording is refused. */
+TEST_F(inject, strip)
+{
+	struct bytes in = make_perf(std_feats, NR_STD_FEATS, true), back;
+	char back_path[PATH_MAX];
+
+	snprintf(back_path, sizeof(back_path), "%s/back.data", self->dir);
+	ASSERT_EQ(0, put_file(self->in, &in));
+	EXPECT_EQ(-ENODATA, secmap_perf_strip(self->in, self->out));
+	EXPECT_EQ(1, count_entries(self->dir));
+	ASSERT_EQ(0, secmap_perf_inject(self->in, self->out, self->rec.p, self->rec.len));
+	ASSERT_EQ(0, secmap_perf_strip(self->out, back_path));
+	back = get_file(back_path);
+	EXPECT_TRUE(same(&in, &back));
+	free(back.p);
+	/* In place. */
+	ASSERT_EQ(0, secmap_perf_strip(self->out, self->out));
+	back = get_file(self->out);
+	EXPECT_TRUE(same(&in, &back));
+	EXPECT_EQ(3, count_entries(self->dir));
+	free(back.p);
+	free(in.p);
+}
+
+/* A byte of perf's part changed after inject: the recording is no longer trusted. */
+TEST_F(inject, stale_trailer)
+{
+	struct bytes in = make_perf(std_feats, NR_STD_FEATS, false), out, after;
+	void *data = NULL;
+	size_t len;
+
+	ASSERT_EQ(0, put_file(self->in, &in));
+	ASSERT_EQ(0, secmap_perf_inject(self->in, self->out, self->rec.p, self->rec.len));
+	out = get_file(self->out);
+	out.p[HDR_SIZE + 40] ^= 1;	/* in the attrs */
+	ASSERT_EQ(0, put_file(self->out, &out));
+	EXPECT_EQ(-ESTALE, secmap_perf_read_recording(self->out, &data, &len));
+	EXPECT_EQ(ESTALE, errno);
+	EXPECT_EQ(-ESTALE, secmap_perf_inject(self->out, self->in, self->rec.p, self->rec.len));
+	EXPECT_EQ(-ESTALE, secmap_perf_strip(self->out, self->in));
+	after = get_file(self->in);
+	EXPECT_TRUE(same(&in, &after));
+	/* The trailer cut off (perf inject drops what follows perf's part): none. */
+	out.p[HDR_SIZE + 40] ^= 1;
+	out.len -= 1;
+	ASSERT_EQ(0, put_file(self->out, &out));
+	EXPECT_EQ(-ENODATA, secmap_perf_read_recording(self->out, &data, &len));
+	/* A trailer pointing outside the file, or its size field wrong. */
+	out.len += 1;
+	set64(out.p + out.len - TRAILER_LEN + 16, 1ULL << 40);
+	ASSERT_EQ(0, put_file(self->out, &out));
+	EXPECT_EQ(-EBADMSG, secmap_perf_read_recording(self->out, &data, &len));
+	set64(out.p + out.len - TRAILER_LEN + 16, self->rec.len);
+	out.p[out.len - 12] = 13;
+	ASSERT_EQ(0, put_file(self->out, &out));
+	EXPECT_EQ(-EBADMSG, secmap_perf_read_recording(self->out, &data, &len));
+	out.p[out.len - 12] = TRAILER_LEN;
+	out.p[out.len - 16] = 2;	/* a major version this reader does not know */
+	ASSERT_EQ(0, put_file(self->out, &out));
+	EXPECT_EQ(-ENOTSUP, secmap_perf_read_recording(self->out, &data, &len));
+	free(after.p);
+	free(out.p);
+	free(in.p);
+}
+
+/* Symlinks are followed, never replaced; devices, FIFOs and directories are refused. */
+TEST_F(inject, output_kinds)
+{
+	struct bytes in = make_perf(std_feats, NR_STD_FEATS, false), out, after;
+	char target[PATH_MAX], link[PATH_MAX], fifo[PATH_MAX], dangling[PATH_MAX];
+	struct stat st;
+
+	snprintf(target, sizeof(target), "%s/target.data", self->dir);
+	snprintf(link, sizeof(link), "%s/link.data", self->dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", self->dir);
+	snprintf(dangling, sizeof(dangling), "%s/dangling", self->dir);
+	ASSERT_EQ(0, put_file(target, &in));
+	ASSERT_EQ(0, symlink("target.data", link));
+	/* In place through a link: the file it leads to gets the recording. */
+	ASSERT_EQ(0, secmap_perf_inject(link, link, self->rec.p, self->rec.len));
+	ASSERT_EQ(0, lstat(link, &st));
+	EXPECT_TRUE(S_ISLNK(st.st_mode));
+	out = get_file(target);
+	check_injected(_metadata, &in, &out, &self->rec);
+	free(out.p);
+	/* -o naming a link: the same. */
+	ASSERT_EQ(0, put_file(self->in, &in));
+	ASSERT_EQ(0, secmap_perf_inject(self->in, link, self->rec.p, self->rec.len));
+	ASSERT_EQ(0, lstat(link, &st));
+	EXPECT_TRUE(S_ISLNK(st.st_mode));
+	out = get_file(target);
+	check_injected(_metadata, &in, &out, &self->rec);
+	free(out.p);
+	/* A FIFO, a device, a directory: refused, left as they are. */
+	ASSERT_EQ(0, mkfifo(fifo, 0600));
+	EXPECT_EQ(-EINVAL, secmap_perf_inject(self->in, fifo, self->rec.p, self->rec.len));
+	ASSERT_EQ(0, lstat(fifo, &st));
+	EXPECT_TRUE(S_ISFIFO(st.st_mode));
+	EXPECT_EQ(-EINVAL, secmap_perf_inject(self->in, "/dev/null", self->rec.p,
+					      self->rec.len));
+	ASSERT_EQ(0, stat("/dev/null", &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(-EISDIR, secmap_perf_inject(self->in, self->dir, self->rec.p, self->rec.len));
+	/* A link that leads nowhere. */
+	ASSERT_EQ(0, symlink("nowhere/x", dangling));
+	EXPECT_EQ(-ENOLINK, secmap_perf_inject(self->in, dangling, self->rec.p, self->rec.len));
+	ASSERT_EQ(0, lstat(dangling, &st));
+	EXPECT_TRUE(S_ISLNK(st.st_mode));
+	EXPECT_EQ(5, count_entries(self->dir));
+	after = get_file(self->in);
+	EXPECT_TRUE(same(&in, &after));
+	free(after.p);
+	free(in.p);
+}
+
 /* Inject into @b, expecting @err, the input as it was and no file added. */
 static void expect_refused(struct __test_metadata *_metadata, FIXTURE_DATA(inject) *self,
 			   const struct bytes *b, int err, const char *what)
@@ -510,9 +567,8 @@ static void expect_refused(struct __test_metadata *_metadata, FIXTURE_DATA(injec
 	after = get_file(self->in);
 	EXPECT_TRUE(same(b, &after)) TH_LOG("%s: input changed", what);
 	EXPECT_EQ(1, count_entries(self->dir)) TH_LOG("%s: file left behind", what);
-	/* Reading sees the same problem (a missing bit is asked for after it). */
-	EXPECT_EQ(err == -EEXIST ? 0 : err,
-		  secmap_perf_read_feature(self->in, SECMAP_PERF_FEATURE_BIT, &data, &len)) {
+	/* Reading sees the same problem. */
+	EXPECT_EQ(err, secmap_perf_read_recording(self->in, &data, &len)) {
 		TH_LOG("%s: read", what);
 	}
 	free(data);
@@ -582,7 +638,7 @@ TEST_F(inject, refused_non_regular)
 TEST_F(inject, bit_255_taken)
 {
 	struct feat f[NR_STD_FEATS + 1];
-	struct bytes b, out;
+	struct bytes b, out, old, perf;
 
 	memcpy(f, std_feats, sizeof(std_feats));
 	f[NR_STD_FEATS] = (struct feat){ 255, "NOTSECMAP, someone else's", 25 };
@@ -594,16 +650,29 @@ TEST_F(inject, bit_255_taken)
 	expect_refused(_metadata, self, &b, -EEXIST, "short section at bit 255");
 	free(b.p);
 
-	/* One of ours is replaced, whatever its length. */
+	/*
+	 * One of ours, as earlier versions wrote it: read, stripped to the
+	 * file without it, and on inject moved to the trailer, the bit cleared.
+	 */
 	f[NR_STD_FEATS] = (struct feat){ 255, SECMAP_FILE_MAGIC "an old recording", 24 };
 	b = make_perf(f, NR_STD_FEATS + 1, false);
+	old = (struct bytes){ 0 };
+	append(&old, f[NR_STD_FEATS].data, 24);
+	perf = make_perf(std_feats, NR_STD_FEATS, false);
 	ASSERT_EQ(0, put_file(self->in, &b));
+	check_reads(_metadata, self->in, &old);
+	ASSERT_EQ(0, secmap_perf_strip(self->in, self->out));
+	out = get_file(self->out);
+	EXPECT_TRUE(same(&perf, &out));
+	free(out.p);
 	ASSERT_EQ(0, secmap_perf_inject(self->in, self->out, self->rec.p, self->rec.len));
 	out = get_file(self->out);
-	EXPECT_EQ(b.len - 24 + self->rec.len, out.len);
-	check_injected(_metadata, &b, &out, &self->rec);
+	check_injected(_metadata, &perf, &out, &self->rec);
+	check_reads(_metadata, self->out, &self->rec);
 	free(b.p);
 	free(out.p);
+	free(old.p);
+	free(perf.p);
 }
 
 /* Sets @off in a fresh copy of the standard file to @val and expects -EBADMSG. */
@@ -793,8 +862,7 @@ TEST_F(inject, changed_bytes)
 				EXPECT_EQ(1, count_entries(self->dir));
 				continue;
 			}
-			ASSERT_EQ(0, secmap_perf_read_feature(self->out, SECMAP_PERF_FEATURE_BIT,
-							      &data, &len));
+			ASSERT_EQ(0, secmap_perf_read_recording(self->out, &data, &len));
 			EXPECT_EQ(self->rec.len, len);
 			EXPECT_EQ(0, memcmp(data, self->rec.p, len));
 			free(data);
