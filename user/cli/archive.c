@@ -8,6 +8,12 @@
  *   .build-id/ab/cdef...  ->  ../../PATH/abcdef.../   (symlink)
  *   PATH/abcdef.../elf                                  (the module, decompressed)
  *   [kernel.kallsyms]/BUILD-ID/kallsyms                 (core kernel symbols)
+ *
+ * and the objects `secmap inject` made for stock perf, one per module
+ * region, where perf's module maps in the perf.data name them:
+ *
+ *   .build-id/ab/cdef...  ->  ../../.secmap/abcdef.../mod.ko
+ *   .secmap/abcdef.../mod.ko
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -213,9 +220,79 @@ out:
 }
 
 struct archive_result {
-	size_t packed, missing, mismatched, no_id;
+	size_t packed, missing, mismatched, no_id, objects;
 	int exit;
 };
+
+/* An object of @maps, whole, into @a, with its .build-id link. */
+static int put_object(struct archive *a, const struct secmap_perf_maps *maps, size_t idx)
+{
+	char sid[SECMAP_BUILD_ID_STR_SIZE], link[32 + SECMAP_BUILD_ID_STR_SIZE], *target = NULL;
+	struct secmap_perf_maps_object obj;
+	uint8_t *buf = NULL;
+	struct stat st;
+	int fd, err;
+
+	err = secmap_perf_maps_object(maps, idx, &obj);
+	if (err)
+		return err;
+	secmap_build_id_str(obj.build_id, obj.build_id_len, sid, sizeof(sid));
+	snprintf(link, sizeof(link), ".build-id/%.2s/%s", sid, sid + 2);
+	fd = memfd_create("secmap-object", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = secmap_perf_maps_write_object(maps, idx, fd);
+	if (!err && fstat(fd, &st) < 0)
+		err = -errno;
+	if (!err && !(buf = malloc(st.st_size ? (size_t)st.st_size : 1)))
+		err = -ENOMEM;
+	if (!err && pread(fd, buf, (size_t)st.st_size, 0) != st.st_size)
+		err = -EIO;
+	if (!err && asprintf(&target, "../../%s", obj.cache_path) < 0) {
+		target = NULL;
+		err = -ENOMEM;
+	}
+	if (!err && put_entry(a, obj.cache_path, AE_IFREG, buf, (size_t)st.st_size, NULL))
+		err = -EIO;
+	if (!err)
+		err = put_entry(a, link, AE_IFLNK, NULL, 0, target);
+	close(fd);
+	free(buf);
+	free(target);
+	return err;
+}
+
+/*
+ * The objects secmap inject gives stock perf for this recording: made
+ * again from the same .ko files, they are the same bytes, build-ids and
+ * names as in the perf.data.
+ */
+static int pack_perf_objects(struct archive *a, const char *path,
+			     struct secmap_ko_search *search, struct archive_result *res)
+{
+	/* Never from a .ko of another build-id: inject would not have used it. */
+	struct secmap_resolver_opts opts = { .search = search };
+	struct secmap_perf_maps_opts mopts = { .sz = sizeof(mopts), .buildid_dir = "/" };
+	struct secmap_perf_maps *maps = NULL;
+	struct secmap_resolver *r = NULL;
+	size_t i;
+	int err;
+
+	err = secmap_resolver_new(&opts, &r);
+	if (!err)
+		err = secmap_resolver_load(r, path);
+	if (!err)
+		err = secmap_perf_maps_new(r, &mopts, &maps);
+	for (i = 0; !err && i < secmap_perf_maps_nr_objects(maps); i++) {
+		err = put_object(a, maps, i);
+		res->objects += !err;
+	}
+	if (err)
+		p_err("archive: perf's module objects: %s", strerror(-err));
+	secmap_perf_maps_free(maps);
+	secmap_resolver_free(r);
+	return err;
+}
 
 static int pack_modules(struct archive *a, const struct archive_job *job,
 			struct secmap_ko_search *search, bool force, struct archive_result *res)
@@ -405,6 +482,8 @@ int do_archive(int argc, char **argv)
 		goto out;
 	}
 	err = pack_modules(a, &job, &search, force, &res);
+	if (!err)
+		err = pack_perf_objects(a, map ? map : input, &search, &res);
 	if (!err && job.kallsyms_len && job.kernel_id_len)
 		err = put_cached(a, "[kernel.kallsyms]", job.kernel_id, job.kernel_id_len,
 				 "kallsyms", job.kallsyms, job.kallsyms_len);
@@ -433,13 +512,15 @@ int do_archive(int argc, char **argv)
 			json_out_u64(o, "packed", res.packed);
 			json_out_u64(o, "missing", res.missing + res.no_id);
 			json_out_u64(o, "mismatched", res.mismatched);
+			json_out_u64(o, "perf_objects", res.objects);
 			json_out_bool(o, "kallsyms", job.kallsyms_len && job.kernel_id_len);
 			json_out_object_end(o);
 		}
 		json_out_finish(o);
 	} else {
-		fprintf(stderr, "[ secmap archive: %zu of %zu module builds%s in %s; unpack with: "
-			"mkdir -p ~/.debug && tar -xJf %s -C ~/.debug ]\n", res.packed, job.nr_mods,
+		fprintf(stderr, "[ secmap archive: %zu of %zu module builds, %zu objects for perf%s in "
+			"%s; unpack with: mkdir -p ~/.debug && tar -xJf %s -C ~/.debug ]\n",
+			res.packed, job.nr_mods, res.objects,
 			job.kallsyms_len && job.kernel_id_len ? " and kernel symbols" : "",
 			output, output);
 	}

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * secmap inject: embed a recording into a perf.data file, as feature section
- * SECMAP_PERF_FEATURE_BIT. perf carries feature sections it does not know
- * from reader to reader without looking at them, so the one file holds both
- * the samples and where the module sections were.
+ * secmap inject: make a perf.data right for stock perf and whole for
+ * secmap. perf's own module maps give way to a map per module region per
+ * load, with objects in perf's build-id cache that hold each region's
+ * functions (libsecmap's perf maps), so that perf report, perf script and
+ * everything fed from them put module samples on the right function; the
+ * recording goes at the end of the file, after everything perf reads, for
+ * secmap report, script and resolve. --strip gives back the file perf wrote.
  */
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,22 +27,36 @@
 static void inject_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s inject -i PERF_DATA [-m RECORDING] [-o OUTPUT] [-j] [-p]\n"
+		"Usage: %s inject -i PERF_DATA [-m RECORDING] [-o OUTPUT] [OPTIONS]\n"
+		"       %s inject --strip -i PERF_DATA [-o OUTPUT]\n"
 		"\n"
-		"Embed a secmap recording into a perf.data file as feature section %d,\n"
-		"which perf keeps without reading it. Injecting again replaces the\n"
-		"recording. The file is written under a temporary name in the output's\n"
-		"directory and renamed into place: PERF_DATA itself is never modified.\n"
+		"Rewrite PERF_DATA so that stock perf (report, script, annotate, archive...)\n"
+		"puts every module sample on the right function: perf's own module maps give\n"
+		"way to one map per module region per load, loads and unloads during the\n"
+		"recording included, and objects holding each region's functions go into\n"
+		"perf's build-id cache. The recording itself goes at the end of the file, for\n"
+		"secmap report, script and resolve. Injecting again replaces both. The file is\n"
+		"written beside its target under a temporary name and renamed into place:\n"
+		"PERF_DATA itself is never modified.\n"
 		"\n"
 		"Options:\n"
-		"  -i, --input PERF_DATA  the perf.data to read (not in pipe mode)\n"
-		"  -m, --map RECORDING    the recording: a secmap.data, or a perf.data holding\n"
-		"                         one (default secmap.data)\n"
-		"  -o, --output OUTPUT    write to OUTPUT (default: replace PERF_DATA)\n"
-		"  -j, --json             print {\"output\": OUTPUT, \"bytes\": its size}\n"
-		"  -p, --pretty           pretty-printed JSON output (implies --json)\n"
-		"  -h, --help             show this help\n",
-		bin_name, SECMAP_PERF_FEATURE_BIT);
+		"  -i, --input PERF_DATA   the perf.data to read (not in pipe mode)\n"
+		"  -m, --map RECORDING     the recording: a secmap.data, or a perf.data holding\n"
+		"                          one (default secmap.data, else the one in PERF_DATA)\n"
+		"  -o, --output OUTPUT     write to OUTPUT (default: replace PERF_DATA); a\n"
+		"                          symlink is followed, a device or FIFO refused\n"
+		"      --no-perf-maps      embed the recording only: perf's records stay as they\n"
+		"                          are (perf then misplaces module samples)\n"
+		"      --buildid-dir DIR   perf's build-id cache for the module objects (default\n"
+		"                          $PERF_BUILDID_DIR, else ~/.debug)\n"
+		"      --ko-path PATH      look for .ko files in PATH first (repeatable)\n"
+		"      --force             use a .ko whose build-id differs from the recorded one\n"
+		"      --strip             write the file perf wrote: perf's module maps back,\n"
+		"                          the recording out\n"
+		"  -j, --json              print what was written as JSON\n"
+		"  -p, --pretty            pretty-printed JSON output (implies --json)\n"
+		"  -h, --help              show this help\n",
+		bin_name, bin_name);
 }
 
 static uint64_t get64(const uint8_t *p)
@@ -139,7 +157,8 @@ static const char *perf_data_problem(const char *path, int err, char *msg, size_
 	}
 	/* rename() over a directory fails with EISDIR too: only the input's counts. */
 	if (err == -EISDIR) {
-		what = S_ISDIR(st.st_mode) ? "is a directory" : NULL;
+		what = S_ISDIR(st.st_mode) ? "is a directory (perf record --threads writes one: "
+					     "not supported, record without --threads)" : NULL;
 	} else if (err == -EEXIST) {
 		snprintf(msg, size, "feature section %d holds data that is not a secmap recording",
 			 SECMAP_PERF_FEATURE_BIT);
@@ -190,7 +209,7 @@ static int read_recording(const char *path, void **buf, size_t *len, bool *from_
 	if (read_at(fd, magic, sizeof(magic), 0) && (!memcmp(magic, "PERFILE2", 8) ||
 						     !memcmp(magic, "2ELIFREP", 8))) {
 		*from_perf = true;
-		err = secmap_perf_read_feature(path, SECMAP_PERF_FEATURE_BIT, buf, len);
+		err = secmap_perf_read_recording(path, buf, len);
 		goto out;
 	}
 	b = malloc(st.st_size ? (size_t)st.st_size : 1);
@@ -227,6 +246,8 @@ static bool is_format_error(int err)
 	case EEXIST:
 	case EISDIR:
 	case ENODATA:
+	case ESTALE:
+	case ENOLINK:
 		return true;
 	default:
 		return false;
@@ -243,8 +264,8 @@ static int load_recording(const char *map_path, void **buf, size_t *len)
 
 	err = read_recording(map_path, buf, len, &from_perf);
 	if (from_perf && err) {
-		what = err == -ENODATA ? "perf.data holds no secmap recording" :
-					 perf_data_problem(map_path, err, msg, sizeof(msg));
+		what = err == -ENODATA || err == -ESTALE || err == -ENOLINK ?
+			recording_strerror(err) : perf_data_problem(map_path, err, msg, sizeof(msg));
 		p_err("%s: %s", map_path, what ?: strerror(-err));
 		return is_format_error(err) ? SECMAP_EXIT_BAD_INPUT : SECMAP_EXIT_FAILURE;
 	}
@@ -275,12 +296,25 @@ static int load_recording(const char *map_path, void **buf, size_t *len)
 	return is_format_error(err) ? SECMAP_EXIT_BAD_INPUT : SECMAP_EXIT_FAILURE;
 }
 
-static int report_inject_error(const char *in_path, const char *out_path, int err)
+static int report_inject_error(const struct inject_args *args, const char *out_path, int err)
 {
+	const char *in_path = args->input;
 	char msg[160];
-	const char *what = perf_data_problem(in_path, err, msg, sizeof(msg));
+	const char *what = NULL;
+	struct stat st;
 	int fd;
 
+	if (err == -ESTALE || err == -ENODATA) {
+		p_err("%s: %s", in_path, recording_strerror(err));
+		return SECMAP_EXIT_BAD_INPUT;
+	}
+	what = perf_data_problem(in_path, err, msg, sizeof(msg));
+	/* A file of a kind this reader takes, whose records cannot be ordered. */
+	if (!what && err == -ENOTSUP && args->maps)
+		what = "cannot place module maps for perf: the records must carry times "
+		       "(sample_id_all, PERF_SAMPLE_TIME) in perf's clock or CLOCK_MONOTONIC, "
+		       "and perf's module maps must lie outside compressed records; "
+		       "--no-perf-maps embeds the recording only";
 	if (what) {
 		p_err("%s: %s", in_path, what);
 		return SECMAP_EXIT_BAD_INPUT;
@@ -292,7 +326,13 @@ static int report_inject_error(const char *in_path, const char *out_path, int er
 		return SECMAP_EXIT_FAILURE;
 	}
 	close(fd);
-	if (err == -EACCES || err == -EPERM || err == -EROFS)
+	if (err == -EINVAL && !stat(out_path, &st) && !S_ISREG(st.st_mode)) {
+		p_err("%s: not a regular file: refusing to replace it", out_path);
+		return SECMAP_EXIT_USAGE;
+	}
+	if (err == -ENOLINK)
+		p_err("cannot write %s: a symlink that leads nowhere", out_path);
+	else if (err == -EACCES || err == -EPERM || err == -EROFS)
 		p_err("cannot write %s: %s (a temporary file is created in its directory)",
 		      out_path, strerror(-err));
 	else
@@ -300,14 +340,32 @@ static int report_inject_error(const char *in_path, const char *out_path, int er
 	return SECMAP_EXIT_FAILURE;
 }
 
-static int print_result(const char *out_path)
+static int print_result(const char *out_path, const struct inject_args *args,
+			const struct secmap_perf_maps *maps,
+			const struct secmap_perf_inject_stats *stats)
 {
+	size_t i, nr = maps ? secmap_perf_maps_nr_objects(maps) : 0, loads = 0;
+	struct secmap_perf_maps_object obj;
 	struct json_out *o;
 	struct stat st;
 	int err;
 
-	if (!json_output)
+	for (i = 0; i < nr; i++)
+		if (!secmap_perf_maps_object(maps, i, &obj))
+			loads += obj.nr_loads;
+	if (!json_output) {
+		if (args->quiet)
+			return SECMAP_EXIT_OK;
+		if (maps)
+			fprintf(stderr, "[ secmap inject: %s: perf's %" PRIu64 " module maps replaced "
+				"by %" PRIu64 " maps and %" PRIu64 " unmaps of %zu regions, objects "
+				"in %s ]\n", out_path, stats->perf_maps_removed, stats->maps_written,
+				stats->unmaps_written, loads, args->buildid_dir ?
+				args->buildid_dir : "the build-id cache");
+		else
+			fprintf(stderr, "[ secmap inject: %s: recording embedded ]\n", out_path);
 		return SECMAP_EXIT_OK;
+	}
 	if (stat(out_path, &st) < 0) {
 		p_err("%s: %s", out_path, strerror(errno));
 		return SECMAP_EXIT_FAILURE;
@@ -317,6 +375,18 @@ static int print_result(const char *out_path)
 		json_out_object_begin(o, NULL);
 		json_out_str(o, "output", out_path);
 		json_out_u64(o, "bytes", (uint64_t)st.st_size);
+		if (maps) {
+			json_out_object_begin(o, "perf_maps");
+			json_out_u64(o, "objects", nr);
+			json_out_u64(o, "regions", loads);
+			json_out_u64(o, "maps", stats->maps_written);
+			json_out_u64(o, "unmaps", stats->unmaps_written);
+			json_out_u64(o, "perf_maps_removed", stats->perf_maps_removed);
+			json_out_u64(o, "loads_without_ko", secmap_perf_maps_nr_skipped(maps));
+			json_out_object_end(o);
+		} else {
+			json_out_null(o, "perf_maps");
+		}
 		json_out_object_end(o);
 	}
 	err = json_out_finish(o);
@@ -327,34 +397,126 @@ static int print_result(const char *out_path)
 	return SECMAP_EXIT_OK;
 }
 
-int inject_recording(const char *in_path, const char *map_path, const char *out_path)
+/* The recording's resolver, with the .ko files of its modules; an exit code. */
+static int open_resolver(const struct inject_args *args, const void *buf, size_t len,
+			 struct secmap_resolver **res)
 {
+	struct secmap_ko_search search = { .paths = args->paths };
+	struct secmap_resolver_opts opts = { .search = &search, .force = args->force };
+	struct resolver_args warn = { .paths = args->paths, .quiet = args->quiet };
+	struct secmap_reader *r = NULL;
+	struct secmap_record rec;
+	int err;
+
+	err = secmap_resolver_new(&opts, res);
+	if (!err)
+		err = secmap_reader_from_buffer(buf, len, &r);
+	while (!err && (err = secmap_reader_next(r, &rec)) > 0)
+		err = secmap_resolver_add(*res, &rec);
+	secmap_reader_free(r);
+	if (!err)
+		err = secmap_resolver_finish(*res);
+	if (err) {
+		p_err("%s: %s", args->map, recording_strerror(err));
+		secmap_resolver_free(*res);
+		*res = NULL;
+		return recording_exit_code(err);
+	}
+	/* A refused .ko is no reason to stop: its module keeps perf's own map. */
+	resolver_warn_modules(&warn, *res, "its samples keep perf's own map");
+	return SECMAP_EXIT_OK;
+}
+
+/* The objects perf will look for, in the build-id cache; an exit code. */
+static int make_perf_maps(const struct inject_args *args, const struct secmap_resolver *res,
+			  struct secmap_perf_maps **maps)
+{
+	struct secmap_perf_maps_opts opts = { .sz = sizeof(opts), .buildid_dir = args->buildid_dir };
+	int err;
+
+	err = secmap_perf_maps_new(res, &opts, maps);
+	if (err == -ENOENT) {
+		p_err("inject: no build-id cache: neither --buildid-dir, $PERF_BUILDID_DIR "
+		      "nor an absolute $HOME");
+		return SECMAP_EXIT_USAGE;
+	}
+	if (!err)
+		err = secmap_perf_maps_install(*maps);
+	if (err) {
+		p_err("inject: cannot write perf's module objects into %s: %s",
+		      args->buildid_dir ? args->buildid_dir : "the build-id cache", strerror(-err));
+		secmap_perf_maps_free(*maps);
+		*maps = NULL;
+		return SECMAP_EXIT_FAILURE;
+	}
+	return SECMAP_EXIT_OK;
+}
+
+int inject_recording(const struct inject_args *args)
+{
+	const char *out_path = args->output ? args->output : args->input;
+	struct secmap_perf_inject_stats stats = { .sz = sizeof(stats) };
+	struct secmap_perf_inject_opts opts = { .sz = sizeof(opts) };
+	struct secmap_resolver *res = NULL;
+	struct secmap_perf_maps *maps = NULL;
+	struct inject_args a = *args;
+	struct stat st;
 	void *buf = NULL;
 	size_t len = 0;
 	int ret, err;
 
-	if (!out_path)
-		out_path = in_path;
-	ret = load_recording(map_path, &buf, &len);
+	if (args->strip) {
+		err = secmap_perf_strip(args->input, out_path);
+		if (err)
+			return report_inject_error(args, out_path, err);
+		if (!json_output && !args->quiet)
+			fprintf(stderr, "[ secmap inject: %s: the file perf wrote ]\n", out_path);
+		return json_output ? print_result(out_path, args, NULL, &stats) : SECMAP_EXIT_OK;
+	}
+	/* No -m and no secmap.data here: the recording PERF_DATA holds, if any. */
+	if (!a.map)
+		a.map = stat("secmap.data", &st) && errno == ENOENT ? a.input : "secmap.data";
+	ret = load_recording(a.map, &buf, &len);
+	if (!ret && a.maps)
+		ret = open_resolver(&a, buf, len, &res);
+	if (!ret && a.maps)
+		ret = make_perf_maps(&a, res, &maps);
 	if (ret)
-		return ret;
-	err = secmap_perf_inject(in_path, out_path, buf, len);
-	free(buf);
+		goto out;
+	opts.maps = maps;
+	err = secmap_perf_inject_ext(a.input, out_path, buf, len, &opts, &stats);
 	if (err)
-		return report_inject_error(in_path, out_path, err);
-	return SECMAP_EXIT_OK;
+		ret = report_inject_error(&a, out_path, err);
+	else
+		ret = print_result(out_path, &a, maps, &stats);
+	if (!ret && maps && secmap_perf_maps_nr_skipped(maps) && !args->quiet && !json_output)
+		fprintf(stderr, "Warning: %zu module loads without their .ko keep perf's own maps "
+			"(--ko-path)\n", secmap_perf_maps_nr_skipped(maps));
+out:
+	secmap_perf_maps_free(maps);
+	secmap_resolver_free(res);
+	free(buf);
+	return ret;
 }
 
 int do_inject(int argc, char **argv)
 {
+	enum { OPT_NO_PERF_MAPS = 256, OPT_BUILDID_DIR, OPT_KO_PATH, OPT_FORCE, OPT_STRIP };
 	static const struct option opts[] = {
 		OUTPUT_LONG_OPTIONS,
-		{ "input",	required_argument, NULL, 'i' },
-		{ "map",	required_argument, NULL, 'm' },
-		{ "output",	required_argument, NULL, 'o' },
+		{ "input",	  required_argument, NULL, 'i' },
+		{ "map",	  required_argument, NULL, 'm' },
+		{ "output",	  required_argument, NULL, 'o' },
+		{ "no-perf-maps", no_argument,	     NULL, OPT_NO_PERF_MAPS },
+		{ "buildid-dir",  required_argument, NULL, OPT_BUILDID_DIR },
+		{ "ko-path",	  required_argument, NULL, OPT_KO_PATH },
+		{ "force",	  no_argument,	     NULL, OPT_FORCE },
+		{ "strip",	  no_argument,	     NULL, OPT_STRIP },
 		{ 0 }
 	};
-	const char *in_path = NULL, *map_path = "secmap.data", *out_path = NULL;
+	struct inject_args args = { .maps = true };
+	const char **p;
+	size_t nr_paths = 0;
 	int opt, ret;
 
 	optind = 0;
@@ -365,40 +527,71 @@ int do_inject(int argc, char **argv)
 		switch (opt) {
 		case 'h':
 			inject_usage(stdout);
-			return SECMAP_EXIT_OK;
+			ret = SECMAP_EXIT_OK;
+			goto out;
 		case 'i':
-			in_path = optarg;
+			args.input = optarg;
 			break;
 		case 'm':
-			map_path = optarg;
+			args.map = optarg;
 			break;
 		case 'o':
-			out_path = optarg;
+			args.output = optarg;
+			break;
+		case OPT_NO_PERF_MAPS:
+			args.maps = false;
+			break;
+		case OPT_BUILDID_DIR:
+			args.buildid_dir = optarg;
+			break;
+		case OPT_KO_PATH:
+			p = realloc(args.paths, (nr_paths + 2) * sizeof(*p));
+			if (!p) {
+				p_err("out of memory");
+				ret = SECMAP_EXIT_FAILURE;
+				goto out;
+			}
+			args.paths = p;
+			p[nr_paths++] = optarg;
+			p[nr_paths] = NULL;
+			break;
+		case OPT_FORCE:
+			args.force = true;
+			break;
+		case OPT_STRIP:
+			args.strip = true;
 			break;
 		default:
-			if (optopt != 'i' && optopt != 'm' && optopt != 'o')
-				return usage_error("inject", argv, inject_usage);
+			if (optopt != 'i' && optopt != 'm' && optopt != 'o' &&
+			    optopt != OPT_BUILDID_DIR && optopt != OPT_KO_PATH) {
+				ret = usage_error("inject", argv, inject_usage);
+				goto out;
+			}
 			p_err("inject: option '%s' needs a value", argv[optind - 1]);
 			if (!json_output)
 				inject_usage(stderr);
-			return SECMAP_EXIT_USAGE;
+			ret = SECMAP_EXIT_USAGE;
+			goto out;
 		}
 	}
-	if (optind < argc)
-		return unexpected_argument("inject", argv[optind], inject_usage);
-	if (!in_path) {
+	ret = SECMAP_EXIT_USAGE;
+	if (optind < argc) {
+		ret = unexpected_argument("inject", argv[optind], inject_usage);
+	} else if (!args.input) {
 		p_err("inject: no perf.data given (-i PERF_DATA)");
 		if (!json_output)
 			inject_usage(stderr);
-		return SECMAP_EXIT_USAGE;
-	}
-	if (out_path && !*out_path) {
+	} else if (args.output && !*args.output) {
 		p_err("inject: empty output file name");
-		return SECMAP_EXIT_USAGE;
+	} else if (args.buildid_dir && !*args.buildid_dir) {
+		p_err("inject: empty --buildid-dir");
+	} else if (args.strip && (args.map || args.buildid_dir || args.paths || args.force ||
+				  !args.maps)) {
+		p_err("inject: --strip takes only -i and -o");
+	} else {
+		ret = inject_recording(&args);
 	}
-
-	ret = inject_recording(in_path, map_path, out_path);
-	if (ret)
-		return ret;
-	return print_result(out_path ? out_path : in_path);
+out:
+	free(args.paths);
+	return ret;
 }

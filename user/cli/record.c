@@ -875,7 +875,12 @@ int do_record(int argc, char **argv)
 	ret = command_status(&run);
 	if (inject) {
 		/* The same path and messages as `secmap inject -i PERF_DATA -m FILE`. */
-		err = inject_recording(inject, r->path, NULL);
+		struct inject_args ia = {
+			.input = inject, .map = r->path, .paths = paths, .maps = true,
+			.quiet = r->quiet,
+		};
+
+		err = inject_recording(&ia);
 		if (err) {
 			if (!ret)
 				ret = err;

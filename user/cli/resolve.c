@@ -119,10 +119,8 @@ int resolver_open(const struct resolver_args *args, struct secmap_resolver **res
 		.force = args->force,
 		.no_ko = args->no_ko,
 	};
-	struct secmap_resolver_module mod;
 	const char *path = recording_path(args);
-	int err, ret = SECMAP_EXIT_OK;
-	size_t i;
+	int err;
 
 	err = secmap_resolver_new(&opts, res);
 	if (!err)
@@ -133,10 +131,20 @@ int resolver_open(const struct resolver_args *args, struct secmap_resolver **res
 		*res = NULL;
 		return recording_exit_code(err);
 	}
-	for (i = 0; i < secmap_resolver_nr_modules(*res); i++) {
+	return resolver_warn_modules(args, *res, "its samples resolve to section+offset only");
+}
+
+int resolver_warn_modules(const struct resolver_args *args, const struct secmap_resolver *res,
+			  const char *consequence)
+{
+	struct secmap_resolver_module mod;
+	int ret = SECMAP_EXIT_OK;
+	size_t i;
+
+	for (i = 0; i < secmap_resolver_nr_modules(res); i++) {
 		char *bid;
 
-		secmap_resolver_module(*res, i, &mod);
+		secmap_resolver_module(res, i, &mod);
 		if (!mod.err || args->no_ko)
 			continue;
 		bid = mod.build_id_len ? build_id_text(mod.build_id, mod.build_id_len) : NULL;
@@ -145,10 +153,10 @@ int resolver_open(const struct resolver_args *args, struct secmap_resolver **res
 			      "--force uses it anyway", text_safe(mod.name), bid ? bid : "(none)");
 			ret = SECMAP_EXIT_KO_MISMATCH;
 		} else if (!args->quiet) {
-			fprintf(stderr, "Warning: %s (build-id %s): %s; its samples resolve to "
-				"section+offset only\n", text_safe(mod.name), bid ? bid : "none",
-				mod.err == -ENOENT ? "no .ko found (--ko-path, or unpack its "
-				"secmap archive into ~/.debug)" : strerror(-mod.err));
+			fprintf(stderr, "Warning: %s (build-id %s): %s; %s\n", text_safe(mod.name),
+				bid ? bid : "none", mod.err == -ENOENT ? "no .ko found (--ko-path, "
+				"or unpack its secmap archive into ~/.debug)" : strerror(-mod.err),
+				consequence);
 		}
 		free(bid);
 	}

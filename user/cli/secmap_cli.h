@@ -72,12 +72,23 @@ int do_report(int argc, char **argv);
 int do_script(int argc, char **argv);
 
 /*
- * "secmap inject": embed the recording at @map_path (a secmap.data, or a
- * perf.data holding one) into the perf.data @in_path, written to @out_path
- * (NULL: replace @in_path). Errors are reported with p_err(), one line
- * naming the file; returns a SECMAP_EXIT_* code.
+ * "secmap inject": perf-native module maps (unless !@maps) and the
+ * recording at @map (a secmap.data, or a perf.data holding one; NULL:
+ * secmap.data, else the one @input holds) into the perf.data @input,
+ * written to @output (NULL: replace @input); or, with @strip, the file
+ * perf wrote. Errors are reported with p_err(), one line naming the file;
+ * returns a SECMAP_EXIT_* code.
  */
-int inject_recording(const char *in_path, const char *map_path, const char *out_path);
+struct inject_args {
+	const char *input, *map, *output;
+	const char *buildid_dir;	/* NULL: perf's default */
+	const char **paths;		/* --ko-path, NULL-terminated */
+	bool maps;			/* perf-native module maps */
+	bool force;
+	bool strip;
+	bool quiet;
+};
+int inject_recording(const struct inject_args *args);
 
 /*
  * The resolver's options, shared by resolve, report and script:
@@ -119,6 +130,13 @@ int resolver_option_error(const char *cmd, char **argv, void (*usage)(FILE *f));
  * a .ko of another build-id was refused (*@res still usable).
  */
 int resolver_open(const struct resolver_args *args, struct secmap_resolver **res);
+/*
+ * Say which modules of @res have no usable .ko and what @consequence that
+ * has for their samples. SECMAP_EXIT_KO_MISMATCH if a .ko of another
+ * build-id was refused, else SECMAP_EXIT_OK.
+ */
+int resolver_warn_modules(const struct resolver_args *args, const struct secmap_resolver *res,
+			  const char *consequence);
 void resolver_args_free(struct resolver_args *args);
 
 /* secmap_build_id_str() of @id, malloc()ed; NULL when out of memory or too long. */

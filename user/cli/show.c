@@ -196,6 +196,17 @@ const char *recording_strerror(int err)
 		       "or a pipe-mode or foreign-endian perf.data";
 	case ENODATA:
 		return "perf.data holds no secmap recording (see secmap inject)";
+	case ESTALE:
+		return "the secmap recording at its end no longer matches the file: a tool "
+		       "changed the perf.data after secmap inject; inject the recording again "
+		       "(secmap inject -i PERF_DATA -m secmap.data)";
+	case ENOLINK:
+		return "holds secmap's module maps but not its recording: a tool rewrote the "
+		       "file after secmap inject and dropped it (perf inject does); perf still "
+		       "reads the maps; for secmap, inject the recording again "
+		       "(secmap inject -i PERF_DATA -m secmap.data)";
+	case EEXIST:
+		return "feature section 255 holds data that is not a secmap recording";
 	case EBADMSG:
 		return "truncated or corrupt";
 	default:
@@ -210,6 +221,9 @@ int recording_exit_code(int err)
 	case EISDIR:
 	case ENOTSUP:
 	case ENODATA:
+	case ESTALE:
+	case ENOLINK:
+	case EEXIST:
 	case EBADMSG:
 		return SECMAP_EXIT_BAD_INPUT;
 	case EPERM:

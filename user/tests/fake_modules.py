@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Module samples on a host that cannot load modules, for the perf-maps tests.
+
+    fake_modules.py kos DIR
+        Build three fake modules (gcc -c, ld -r --build-id: ET_REL objects like
+        a .ko) with functions in .text, .text.unlikely, .init.text, .exit.text.
+    fake_modules.py scenario DIR PERF_DATA OUT_PERF_DATA RECORDING EXPECTED
+        From a real perf.data of this host: OUT_PERF_DATA with perf's own kind
+        of map for the module loaded before the recording (pid -1, its .ko path,
+        time 0, after the kernel's map, as perf record writes it) and samples
+        of every module function in every life spliced in after perf's records
+        (FINISHED_ROUND every 50), later than any of them; RECORDING, the secmap
+        recording of those lives, written from Documentation/secmap-record.rst;
+        EXPECTED, one line per module sample: "time ip function life section".
+
+The lives: secmap_fake_a loaded before the recording; secmap_fake_b loaded
+during it (init runs, is freed), unloaded; secmap_fake_c loaded into b's old
+range; secmap_fake_b loaded again elsewhere and left loaded. Section
+addresses are laid out here as the kernel lays out a module (core text
+sections one after the other, init text in a region of its own). The
+function expected for each sample comes from readelf's symbol table of the
+object, not from secmap.
+"""
+import os
+import re
+import struct
+import subprocess
+import sys
+
+MODULES = {
+    "secmap_fake_a": "a",
+    "secmap_fake_b": "b",
+    "secmap_fake_c": "c",
+}
+SECTIONS = [".text", ".text.unlikely", ".init.text", ".exit.text"]
+SOURCE = r"""
+volatile unsigned long sink;
+#define BODY { unsigned long i; for (i = 0; i < 1000; i++) sink += i * 3; }
+void fake_%(m)s_text_one(void) BODY
+void fake_%(m)s_text_two(void) BODY
+static void fake_%(m)s_text_local(void) BODY
+void fake_%(m)s_text_three(void) { fake_%(m)s_text_local(); }
+__attribute__((section(".text.unlikely"))) void fake_%(m)s_unlikely_one(void) BODY
+__attribute__((section(".text.unlikely"))) void fake_%(m)s_unlikely_two(void) BODY
+__attribute__((section(".init.text"))) void fake_%(m)s_init_one(void) BODY
+__attribute__((section(".init.text"))) int fake_%(m)s_init(void) { fake_%(m)s_init_one(); return 0; }
+__attribute__((section(".exit.text"))) void fake_%(m)s_exit(void) BODY
+"""
+
+
+def kos(d):
+    os.makedirs(d, exist_ok=True)
+    for mod, m in MODULES.items():
+        src = os.path.join(d, mod + ".c")
+        with open(src, "w") as f:
+            f.write(SOURCE % {"m": m})
+        obj = os.path.join(d, mod + ".o")
+        subprocess.run(["gcc", "-O0", "-c", "-fno-pic", "-mcmodel=kernel", "-o", obj, src],
+                       check=True)
+        subprocess.run(["ld", "-r", "--build-id=sha1", "-o", os.path.join(d, mod + ".ko"),
+                        obj], check=True)
+
+
+def readelf(ko):
+    """Sections {name: (index, size, offset)}, functions {index: [(value, size, name)]}, build-id."""
+    secs = {}
+    out = subprocess.run(["readelf", "-SW", ko], capture_output=True, text=True,
+                         check=True).stdout
+    for m in re.finditer(r"^\s*\[\s*(\d+)\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+([0-9a-f]+)\s+"
+                         r"([0-9a-f]+)", out, re.M):
+        secs[m.group(2)] = (int(m.group(1)), int(m.group(4), 16), int(m.group(3), 16))
+    funcs = {}
+    out = subprocess.run(["readelf", "-sW", ko], capture_output=True, text=True,
+                         check=True).stdout
+    for m in re.finditer(r"^\s*\d+:\s+([0-9a-f]+)\s+(\d+)\s+FUNC\s+\S+\s+\S+\s+(\d+)\s+(\S+)$",
+                         out, re.M):
+        funcs.setdefault(int(m.group(3)), []).append(
+            (int(m.group(1), 16), int(m.group(2)), m.group(4)))
+    out = subprocess.run(["readelf", "-n", ko], capture_output=True, text=True,
+                         check=True).stdout
+    bid = bytes.fromhex(re.search(r"Build ID:\s*([0-9a-f]+)", out).group(1))
+    return secs, funcs, bid
+
+
+def layout(secs, core, init):
+    """Section addresses as the kernel would give them: core text packed, init apart."""
+    addrs = {}
+    for name in [".text", ".text.unlikely", ".exit.text"]:
+        if name in secs:
+            core = (core + 63) & ~63
+            addrs[name] = core
+            core += secs[name][1]
+    addrs[".init.text"] = init
+    return addrs
+
+
+# --- the recording (Documentation/secmap-record.rst) ---------------------------
+
+def pad8(b):
+    return b + b"\0" * (-len(b) % 8)
+
+
+def rec(rtype, body, *tails):
+    payload = body + b"".join(tails)
+    return struct.pack("<IHH", rtype, 0, 8 + len(payload)) + payload
+
+
+def s(text):
+    return pad8(text.encode() + b"\0")
+
+
+def kernel_rec():
+    release = "fake-release"
+    body = struct.pack("<iIQQQHHB3x", -1, 0, 1, 1, 0, len(release), len("_text"), 0)
+    return rec(1, body, s(release), s("_text"))
+
+
+def resync_rec(nr_maps, nr_modules, t):
+    return rec(3, struct.pack("<IIQQQQQII", 1, 1, t, t, 0, 0, 0, nr_maps, nr_modules))
+
+
+def map_rec(flags, t, start, length, pgoff, seq, section, module, bid):
+    body = struct.pack("<iIQQQQQQHHB3x", -1, flags, t, t, start, length, pgoff, seq,
+                       len(section), len(module), len(bid))
+    return rec(4, body, s(section), s(module), pad8(bid))
+
+
+def unmap_rec(flags, t, seq, module, bid):
+    body = struct.pack("<iIQQQHB5x", -1, flags, t, t, seq, len(module), len(bid))
+    return rec(5, body, s(module), pad8(bid))
+
+
+def finished_rec(t):
+    return rec(6, struct.pack("<IIQQQ", 0, 0, t, t, 0))
+
+
+F_EXEC, F_INIT, F_SNAPSHOT, F_FREED = 1, 4, 16, 32
+
+
+# --- perf.data ------------------------------------------------------------------
+
+class PerfData:
+    def __init__(self, path):
+        self.raw = open(path, "rb").read()
+        h = self.raw[:104]
+        assert h[:8] == b"PERFILE2"
+        (self.attr_size, self.attrs_off, self.attrs_size, self.data_off, self.data_size) = \
+            struct.unpack_from("<QQQQQ", h, 16)
+        self.features = struct.unpack_from("<4Q", h, 72)
+        attr = self.raw[self.attrs_off:self.attrs_off + self.attr_size]
+        self.sample_type = struct.unpack_from("<Q", attr, 24)[0]
+        flags = struct.unpack_from("<Q", attr, 40)[0]
+        self.sample_id_all = bool(flags & (1 << 18))
+        self.nr_attrs = self.attrs_size // self.attr_size
+
+    def records(self):
+        pos, end = self.data_off, self.data_off + self.data_size
+        while pos + 8 <= end:
+            rtype, misc, size = struct.unpack_from("<IHH", self.raw, pos)
+            yield pos, rtype, misc, size
+            if size < 8:
+                break
+            pos += size
+            if rtype == 71:	# AUXTRACE: payload after the record
+                pos += struct.unpack_from("<Q", self.raw, pos - size + 8)[0]
+
+    def sample_fields(self):
+        """Byte offsets of ip and time in a sample, and its fixed size."""
+        st, pos, offs = self.sample_type, 8, {}
+        for bit, name in [(16, "identifier"), (0, "ip"), (1, "tid"), (2, "time"), (3, "addr"),
+                          (6, "id"), (9, "stream_id"), (7, "cpu"), (8, "period")]:
+            if st & (1 << bit):
+                offs[name] = pos
+                pos += 8
+        return offs, pos
+
+    def trailer(self, time):
+        st, out = self.sample_type, b""
+        if st & (1 << 1):
+            out += struct.pack("<ii", -1, -1)
+        if st & (1 << 2):
+            out += struct.pack("<Q", time)
+        for bit in (6, 9, 7, 16):
+            if st & (1 << bit):
+                out += struct.pack("<Q", 0)
+        return out
+
+    def max_time(self):
+        offs, _ = self.sample_fields()
+        t = 0
+        for pos, rtype, misc, size in self.records():
+            if rtype == 9 and "time" in offs:
+                t = max(t, struct.unpack_from("<Q", self.raw, pos + offs["time"])[0])
+        return t
+
+    def template_sample(self):
+        """A kernel sample of event 0 without callchain use: copied, then patched."""
+        for pos, rtype, misc, size in self.records():
+            if rtype == 9 and misc & 7 == 1:
+                return bytearray(self.raw[pos:pos + size])
+        for pos, rtype, misc, size in self.records():
+            if rtype == 9:
+                return bytearray(self.raw[pos:pos + size])
+        raise SystemExit("no sample in the perf.data")
+
+    def rewrite(self, path, insert_after_kernel_map, appended):
+        """Write with one record after the [kernel.kallsyms] map and records appended to the data."""
+        data = bytearray()
+        placed = False
+        for pos, rtype, misc, size in self.records():
+            chunk = self.raw[pos:pos + size]
+            data += chunk
+            if not placed and rtype in (1, 10) and b"[kernel.kallsyms]" in chunk:
+                data += insert_after_kernel_map
+                placed = True
+        # the AUXTRACE payloads are not expected in these files
+        assert len(data) == self.data_size + (len(insert_after_kernel_map) if placed else 0), \
+            "unexpected data layout"
+        if not placed:
+            raise SystemExit("no [kernel.kallsyms] map in the perf.data")
+        data += appended
+        delta = len(data) - self.data_size
+        old_end = self.data_off + self.data_size
+        nr = sum(bin(w).count("1") for w in self.features)
+        table = bytearray(self.raw[old_end:old_end + 16 * nr])
+        for i in range(nr):
+            off, size = struct.unpack_from("<QQ", table, 16 * i)
+            struct.pack_into("<QQ", table, 16 * i, off + delta, size)
+        assert self.attrs_off + self.attrs_size <= self.data_off, "attrs after the data"
+        header = bytearray(self.raw[:104])
+        struct.pack_into("<Q", header, 48, len(data))
+        out = bytes(header) + self.raw[104:self.data_off] + bytes(data) + bytes(table) + \
+            self.raw[old_end + 16 * nr:]
+        # ids sections before the data stay where they are
+        with open(path, "wb") as f:
+            f.write(out)
+
+
+def scenario(d, perf_in, perf_out, recording, expected):
+    pd = PerfData(perf_in)
+    if not pd.sample_id_all or not pd.sample_type & 4:
+        raise SystemExit("perf.data without times on every record")
+    elf = {mod: readelf(os.path.join(d, mod + ".ko")) for mod in MODULES}
+    base = 0xffffffffc1000000
+    t0 = pd.max_time() + 1000000
+    step = 1000000		# 1 ms between samples
+    lives = [  # module, core, init, load time (None: before), init freed, gone (None: stays)
+        ("secmap_fake_a", base, None, None, None, None),
+        ("secmap_fake_b", base + 0x100000, base + 0x200000, t0 + 100 * step,
+         t0 + 200 * step, t0 + 300 * step),
+        ("secmap_fake_c", base + 0x100000, base + 0x210000, t0 + 400 * step,
+         t0 + 410 * step, None),
+        ("secmap_fake_b", base + 0x300000, base + 0x220000, t0 + 500 * step,
+         t0 + 600 * step, None),
+    ]
+    out = b"".join([
+        struct.pack("<8sHHIQ40x", b"SECMAPv1", 1, 0, 64, 0),
+        kernel_rec(),
+    ])
+    maps = []
+    seq = 0
+    samples = []	# (time, ip, function, life, section)
+    for n, (mod, core, init, t_load, t_init, t_gone) in enumerate(lives):
+        secs, funcs, bid = elf[mod]
+        addrs = layout(secs, core, init if init else base + 0x3f0000)
+        seq += 1
+        if t_load is None:
+            recs = [map_rec(F_EXEC | F_SNAPSHOT | (F_INIT | F_FREED if sec == ".init.text" else 0),
+                            t0 - step, addrs[sec], secs[sec][1], secs[sec][2], 0, sec, mod, bid)
+                    for sec in SECTIONS if sec in secs]
+            out += resync_rec(len(recs), 1, t0 - step) + b"".join(recs)
+        else:
+            maps.append((t_load, b"".join(
+                map_rec(F_EXEC | (F_INIT if sec == ".init.text" else 0), t_load, addrs[sec],
+                        secs[sec][1], secs[sec][2], seq, sec, mod, bid)
+                for sec in SECTIONS if sec in secs)))
+            maps.append((t_init, unmap_rec(1, t_init, seq, mod, bid)))
+            if t_gone:
+                maps.append((t_gone, unmap_rec(0, t_gone, seq, mod, bid)))
+        # Samples: each function of each section, while the section is mapped.
+        start = t_load if t_load is not None else t0
+        for sec in SECTIONS:
+            if sec not in secs:
+                continue
+            if sec == ".init.text":
+                if t_load is None:
+                    continue	# freed before the recording
+                window = (start + step, t_init - step)
+            elif sec == ".exit.text" and t_gone:
+                window = (t_gone - 20 * step, t_gone - step)
+            else:
+                first = t_init + step if t_init else start + step
+                window = (first, t_gone - 25 * step if t_gone else first + 70 * step if t_init
+                          else t0 + 770 * step)
+            fl = funcs.get(secs[sec][0], [])
+            t = window[0]
+            k = 0
+            while t < window[1] and fl:
+                value, size, name = fl[k % len(fl)]
+                ip = addrs[sec] + value + (k * 7) % max(size, 1)
+                samples.append((t, ip, name, f"{n}:{mod}", sec))
+                k += 1
+                t += step + (k % 5) * 1000
+    # Events in time order after the start snapshot: the recording's own order.
+    for t, blob in sorted(maps, key=lambda x: x[0]):
+        out += blob
+    out += finished_rec(t0 + 1000 * step)
+    with open(recording, "wb") as f:
+        f.write(out)
+
+    # perf's own map of the module loaded before, as perf record writes it (MMAP),
+    # with its trailer of zeros.
+    fname = pad8(b"/lib/modules/fake-release/extra/secmap_fake_a.ko\0")
+    body = struct.pack("<iiQQQ", -1, 0, base, 0x10000, 0) + fname + b"\0" * len(pd.trailer(0))
+    perf_map = struct.pack("<IHH", 1, 1, 8 + len(body)) + body
+    tmpl = pd.template_sample()
+    offs, fixed = pd.sample_fields()
+    orig_ip = struct.unpack_from("<Q", tmpl, offs["ip"])[0]
+    chain = None
+    if pd.sample_type & (1 << 5) and not pd.sample_type & (1 << 4):
+        nr = struct.unpack_from("<Q", tmpl, fixed)[0]
+        entries = struct.unpack_from("<%dQ" % nr, tmpl, fixed + 8)
+        if orig_ip in entries:
+            chain = fixed + 8 + 8 * entries.index(orig_ip)
+    appended = bytearray()
+    samples.sort()
+    for i, (t, ip, name, life, sec) in enumerate(samples):
+        r = bytearray(tmpl)
+        struct.pack_into("<HH", r, 4, (struct.unpack_from("<H", r, 4)[0] & ~7) | 1, len(r))
+        struct.pack_into("<Q", r, offs["ip"], ip)
+        struct.pack_into("<Q", r, offs["time"], t)
+        if chain:
+            struct.pack_into("<Q", r, chain, ip)
+        appended += r
+        if i % 50 == 49:
+            appended += struct.pack("<IHH", 68, 0, 8)
+    appended += struct.pack("<IHH", 68, 0, 8)
+    pd.rewrite(perf_out, perf_map, bytes(appended))
+    with open(expected, "w") as f:
+        for t, ip, name, life, sec in samples:
+            f.write(f"{t} {ip:x} {name} {life} {sec}\n")
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "kos":
+        kos(sys.argv[2])
+    elif len(sys.argv) == 7 and sys.argv[1] == "scenario":
+        scenario(*sys.argv[2:])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
