@@ -8,8 +8,9 @@
 #   make install     secmap, libsecmap, headers, man pages, completion under
 #                    $(DESTDIR)$(PREFIX), and the DKMS source tree under
 #                    $(DESTDIR)/usr/src/secmap-VERSION
-#   make bench       the resolver on the host; in a VM, secmap dump --json against the sysfs
-#                    walk (100 and 1000 extra modules) and secmap record against perf record
+#   make bench       the resolver on the host, secmap report against perf report and secmap
+#                    inject against perf inject -b; in a VM, secmap dump --json against the
+#                    sysfs walk (100 and 1000 extra modules) and secmap record against perf record
 #   make fuzz        libFuzzer targets for the parsers, FUZZ_SECONDS (60) each
 SECMAP_CACHE ?= /var/cache/secmap
 # 6.12-debug: 6.12 built with KASAN, lockdep, kmemleak and UBSAN (scripts/debug-kernel.config)
@@ -55,6 +56,7 @@ check:
 bench: guest
 	$(MAKE) -C user OUTPUT=$(BUILD)/bench-host/ bench
 	bash scripts/bench-report.sh $(BUILD)/bench-host/secmap $(BUILD)/bench-host/report 12
+	bash scripts/bench-inject.sh $(BUILD)/bench-host/secmap $(BUILD)/bench-host/inject 12
 	mkdir -p $(BUILD)/guest/bench
 	$(MAKE) -C selftests/secmap OUTPUT=$(BUILD)/guest/bench/ LIBSECMAP=$(BUILD)/guest/libsecmap.a bench
 	@for k in $(BENCH_KERNELS); do \

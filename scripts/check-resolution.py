@@ -1,20 +1,26 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Ground truth for the resolver: every sample perf took inside the test
-module secmap_test_burn (selftests/secmap/record_test.sh) must resolve to
-the function that ran, in each executable section and each of its three
-lives (loaded before the recording, during it, and again elsewhere after
-another module took the old range).
+"""Ground truth for the resolver and for stock perf after secmap inject:
+every sample perf took inside the test module secmap_test_burn
+(selftests/secmap/record_test.sh) must resolve to the function that ran,
+in each executable section and each of its three lives (loaded before the
+recording, during it, and again elsewhere after another module took the
+old range).
 
 The expected function of a sample comes without secmap: the module's
 section addresses from /sys/module/secmap_test_burn/sections captured in
 each life, its function symbols from readelf -s of the .ko, and each life's
 time span from perf's module:module_load and module:module_free
-tracepoints. secmap's answer comes from `secmap script` run here, offline,
-on the perf.data the VM sent, with nothing but that file and the archive
-`secmap archive` made of it, unpacked into an empty HOME. Stock perf's
-attribution of the same samples (perf script in the VM, live kallsyms) is
-printed beside. Prints TAP.
+tracepoints. The answers checked, each at >= 99% per life and section:
+  - `secmap script` run here, offline, on the perf.data the VM sent, with
+    nothing but that file and the archive `secmap archive` made of it,
+    unpacked into an empty HOME;
+  - stock perf (6.1) in the VM, online, on the perf.data `secmap record
+    --inject` rewrote, and on what `perf inject -b` made of that;
+  - stock perf here, offline, 6.1 and sid's 7.x, from nothing but the
+    perf.data and the archive unpacked into an empty build-id cache.
+Stock perf's attribution of the file perf wrote (perf script in the VM,
+live kallsyms, the .ko where perf looks) is printed beside. Prints TAP.
 
     check-resolution.py OUTDIR KO_DIR TAG SECMAP
 """
@@ -110,8 +116,51 @@ def expected(t, ip):
     return None
 
 
-# secmap, offline: the perf.data and its archive, in an empty HOME.
+CACHE = "/var/cache/secmap"
+
+
+def run_sid_perf(args, cwd, buildid_dir):
+    """sid's perf 7.x in its build root, in mount and PID namespaces of its own (perf 7
+    enters the mount namespace of a recorded pid: by this host's /proc, a host process)."""
+    root = os.path.join(CACHE, "sid-root")
+    perf = open(os.path.join(CACHE, "perf", "sid")).read().strip()
+    inner = " ".join("'%s'" % a for a in [perf, "--buildid-dir", buildid_dir] + args)
+    cmd = (f"mount -t proc proc {root}/proc && mount --rbind /sys {root}/sys && "
+           f"exec chroot {root} sh -c \"cd '{cwd}' && exec {inner}\"")
+    return subprocess.run(["unshare", "--mount", "--pid", "--fork", "sh", "-c", cmd],
+                          capture_output=True, text=True)
+
+
+def perf_lines(lines):
+    """(time, ip, symbol) of perf script -F event,time,ip,sym lines."""
+    for line in lines:
+        mt = re.search(r"(\d+)\.(\d{9}):", line)
+        mi = re.search(r"\s([0-9a-f]{16})\s+(\S+)", line)
+        if mt and mi:
+            yield (int(mt.group(1)) * 10**9 + int(mt.group(2)), int(mi.group(1), 16),
+                   mi.group(2).rsplit("+0x", 1)[0])
+
+
+def score(triples):
+    """Per (life, section): [samples, right, examples of wrong] of (time, ip, symbol)."""
+    out = {}
+    for t, ip, sym in triples:
+        exp = expected(t, ip)
+        if not exp:
+            continue
+        st = out.setdefault(exp[:2], [0, 0, []])
+        st[0] += 1
+        if sym in exp[2]:
+            st[1] += 1
+        elif len(st[2]) < 3:
+            st[2].append(f"{t} {ip:x}: got {sym}, want {sorted(exp[2])}")
+    return out
+
+
+# secmap and stock perf, offline: the perf.data and its archive, in an empty HOME.
 home = tempfile.mkdtemp(prefix="secmap-resolution-home.")
+offline = {}
+perf_args = ["script", "-i", "gt-perf.data", "-F", "event,time,ip,sym", "--ns", "-G"]
 try:
     os.mkdir(os.path.join(home, ".debug"))
     untar = subprocess.run(["tar", "-xJf", os.path.join(outdir, "gt.tar.xz"), "-C",
@@ -119,6 +168,23 @@ try:
     check("the archive unpacks", untar.returncode == 0, untar.stderr)
     script = subprocess.run([secmap, "script", "--ns", "-i", os.path.join(outdir, "gt-perf.data")],
                             capture_output=True, text=True, env=dict(os.environ, HOME=home))
+    host_perf = open(os.path.join(CACHE, "perf", "host")).read().strip()
+    r = subprocess.run([host_perf, "--buildid-dir", os.path.join(home, ".debug")] + perf_args,
+                       capture_output=True, text=True, cwd=outdir)
+    check("perf 6.1 script offline runs", r.returncode == 0, r.stderr)
+    offline["perf 6.1 offline"] = score(perf_lines(r.stdout.splitlines()))
+    sid_tmp = tempfile.mkdtemp(prefix="secmap-resolution.",
+                               dir=os.path.join(CACHE, "sid-root", "tmp"))
+    try:
+        shutil.copy(os.path.join(outdir, "gt-perf.data"), sid_tmp)
+        shutil.copytree(os.path.join(home, ".debug"), os.path.join(sid_tmp, "debug"),
+                        symlinks=True)
+        inner = sid_tmp[len(os.path.join(CACHE, "sid-root")):]
+        r = run_sid_perf(perf_args, inner, inner + "/debug")
+        check("perf 7.x script offline runs", r.returncode == 0, r.stderr)
+        offline["perf 7.x offline"] = score(perf_lines(r.stdout.splitlines()))
+    finally:
+        shutil.rmtree(sid_tmp, ignore_errors=True)
 finally:
     shutil.rmtree(home, ignore_errors=True)
 check("secmap script resolves the VM's perf.data on the host, offline", script.returncode == 0,
@@ -147,28 +213,33 @@ for line in script.stdout.splitlines():
     elif len(st["wrong"]) < 3:
         st["wrong"].append(f"{t} {ip:x}: got {sym} ({m.group(6)}), want {sorted(names)}")
 
-# Stock perf in the VM, same samples: "cpu-clock: time: ip sym" in some order.
-for line in open(os.path.join(outdir, "perf-mod.txt")):
-    mt = re.search(r"(\d+)\.(\d{9}):", line)
-    mi = re.search(r"\s([0-9a-f]{16})\s+(\S+)", line)
-    if not mt or not mi:
-        continue
-    t = int(mt.group(1)) * 10**9 + int(mt.group(2))
-    exp = expected(t, int(mi.group(1), 16))
-    if exp and exp[:2] in stats:
-        sym = mi.group(2).rsplit("+0x", 1)[0]
-        if sym in exp[2]:
-            stats[exp[:2]]["perf"] += 1
+# Stock perf in the VM: the file perf wrote; after secmap inject, then after perf inject -b.
+stock = score(perf_lines(open(os.path.join(outdir, "perf-mod.txt"))))
+for key, (n, ok, _) in stock.items():
+    if key in stats:
+        stats[key]["perf"] = ok
+online = {}
+for name, label in [("perf-inj.txt", "perf 6.1 in the VM"),
+                    ("perf-injb.txt", "perf 6.1 in the VM after perf inject -b")]:
+    try:
+        online[label] = score(perf_lines(open(os.path.join(outdir, name))))
+    except OSError as e:
+        check(f"{label}: its samples arrived", False, e)
+after = dict(online, **offline)
 
-print(f"# {tag}: {MOD} samples per life and section: secmap (offline) vs stock perf (in the VM)")
-print(f"# {tag}:   {'life':7} {'section':15} {'samples':>7} {'secmap ok':>10} {'perf ok':>8}")
+print(f"# {tag}: {MOD} samples per life and section, % right: secmap (offline); stock perf on "
+      f"the file perf wrote (in the VM); stock perf after secmap inject:")
+print(f"# {tag}:   {'life':7} {'section':15} {'samples':>7} {'secmap':>7} {'stock':>6}  " +
+      " | ".join(after))
 for life in ["before", "during", "again"]:
     for sec in SECTIONS:
         st = stats.get((life, sec))
         if not st:
             continue
-        print(f"# {tag}:   {life:7} {sec:15} {st['n']:7} {100 * st['ok'] / st['n']:9.1f}% "
-              f"{100 * st['perf'] / st['n']:7.1f}%")
+        figs = [f"{100 * r[1] / r[0]:.1f}% of {r[0]}" if r else "-"
+                for r in (res.get((life, sec)) for res in after.values())]
+        print(f"# {tag}:   {life:7} {sec:15} {st['n']:7} {100 * st['ok'] / st['n']:6.1f}% "
+              f"{100 * st['perf'] / st['n']:5.1f}%  " + " | ".join(figs))
 # Newer kernels' module linker script merges .text.* into .text: a section
 # the .ko does not have is not a phase of its own (its function is checked
 # within .text, by readelf's symbols).
@@ -190,9 +261,19 @@ for w in want:
         continue
     check(f"{w[0]:6} {w[1]:14}: >= 99% of {st['n']} samples on the right function",
           st["ok"] >= GOAL * st["n"], "\n".join(st["wrong"]))
+# Stock perf after secmap inject: the same goal, on the same samples.
+for label, res in after.items():
+    for w in want:
+        if not stats.get(w) or stats[w]["n"] < 20:
+            continue
+        n, ok, wrong = res.get(w, [0, 0, []])
+        check(f"{label}: {w[0]:6} {w[1]:14}: >= 99% of {n} samples on the right function",
+              n >= GOAL * stats[w]["n"] and ok >= GOAL * n,
+              f"{n} of the {stats[w]['n']} samples seen\n" + "\n".join(wrong))
 
 # The two reports of the same perf.data, in the VM: the burner's rows.
-for name, title in [("perf-report.txt", "perf report --sort dso,sym"),
+for name, title in [("perf-report.txt", "perf report --sort dso,sym (the file perf wrote)"),
+                    ("perf-report-inj.txt", "perf report --sort dso,sym (after secmap inject)"),
                     ("secmap-report.txt", "secmap report")]:
     print(f"# {tag}: {title}:")
     try:

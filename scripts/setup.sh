@@ -102,7 +102,8 @@ prepare_sid_root() {
 	local dir=$CACHE/kernels/sid
 	# libmnl-dev: bookworm's ships no libmnl.a, sid's does; the VMs run a
 	# static secmap (user/Makefile, static).
-	local pkgs="gcc-16 make sparse linux-perf linux-image-cloud-amd64 linux-headers-cloud-amd64 libmnl-dev"
+	# bzip2: perf archive packs with tar cjf.
+	local pkgs="gcc-16 make sparse linux-perf linux-image-cloud-amd64 linux-headers-cloud-amd64 libmnl-dev bzip2"
 	[ "$(cat "$dir/ready" 2>/dev/null)" = "$pkgs" ] && return
 	if [ ! -f "$root/.secmap-debootstrap-done" ]; then
 		log "debootstrapping sid into $root"

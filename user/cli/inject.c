@@ -48,7 +48,7 @@ static void inject_usage(FILE *f)
 		"      --no-perf-maps      embed the recording only: perf's records stay as they\n"
 		"                          are (perf then misplaces module samples)\n"
 		"      --buildid-dir DIR   perf's build-id cache for the module objects (default\n"
-		"                          $PERF_BUILDID_DIR, else ~/.debug)\n"
+		"                          ~/.debug, as perf's)\n"
 		"      --ko-path PATH      look for .ko files in PATH first (repeatable)\n"
 		"      --force             use a .ko whose build-id differs from the recorded one\n"
 		"      --strip             write the file perf wrote: perf's module maps back,\n"
@@ -350,18 +350,20 @@ static int print_result(const char *out_path, const struct inject_args *args,
 	struct stat st;
 	int err;
 
+	if (args->no_summary)
+		return SECMAP_EXIT_OK;
 	for (i = 0; i < nr; i++)
 		if (!secmap_perf_maps_object(maps, i, &obj))
 			loads += obj.nr_loads;
 	if (!json_output) {
-		if (args->quiet)
-			return SECMAP_EXIT_OK;
 		if (maps)
 			fprintf(stderr, "[ secmap inject: %s: perf's %" PRIu64 " module maps replaced "
 				"by %" PRIu64 " maps and %" PRIu64 " unmaps of %zu regions, objects "
 				"in %s ]\n", out_path, stats->perf_maps_removed, stats->maps_written,
 				stats->unmaps_written, loads, args->buildid_dir ?
 				args->buildid_dir : "the build-id cache");
+		else if (args->strip)
+			fprintf(stderr, "[ secmap inject: %s: the file perf wrote ]\n", out_path);
 		else
 			fprintf(stderr, "[ secmap inject: %s: recording embedded ]\n", out_path);
 		return SECMAP_EXIT_OK;
@@ -394,6 +396,19 @@ static int print_result(const char *out_path, const struct inject_args *args,
 		fprintf(stderr, "Error: cannot write output: %s\n", strerror(-err));
 		return SECMAP_EXIT_FAILURE;
 	}
+	return SECMAP_EXIT_OK;
+}
+
+/* Whether PERF_DATA can be read record by record, as the rewrite will; an exit code. */
+static int probe_input(const struct inject_args *args, const char *out_path)
+{
+	struct secmap_perf_data *pd;
+	int err;
+
+	err = secmap_perf_data_open(args->input, &pd);
+	if (err)
+		return report_inject_error(args, out_path, err);
+	secmap_perf_data_close(pd);
 	return SECMAP_EXIT_OK;
 }
 
@@ -436,8 +451,7 @@ static int make_perf_maps(const struct inject_args *args, const struct secmap_re
 
 	err = secmap_perf_maps_new(res, &opts, maps);
 	if (err == -ENOENT) {
-		p_err("inject: no build-id cache: neither --buildid-dir, $PERF_BUILDID_DIR "
-		      "nor an absolute $HOME");
+		p_err("inject: no build-id cache: no --buildid-dir, and $HOME is not absolute");
 		return SECMAP_EXIT_USAGE;
 	}
 	if (!err)
@@ -469,14 +483,15 @@ int inject_recording(const struct inject_args *args)
 		err = secmap_perf_strip(args->input, out_path);
 		if (err)
 			return report_inject_error(args, out_path, err);
-		if (!json_output && !args->quiet)
-			fprintf(stderr, "[ secmap inject: %s: the file perf wrote ]\n", out_path);
-		return json_output ? print_result(out_path, args, NULL, &stats) : SECMAP_EXIT_OK;
+		return print_result(out_path, args, NULL, &stats);
 	}
 	/* No -m and no secmap.data here: the recording PERF_DATA holds, if any. */
 	if (!a.map)
 		a.map = stat("secmap.data", &st) && errno == ENOENT ? a.input : "secmap.data";
 	ret = load_recording(a.map, &buf, &len);
+	/* PERF_DATA first: a file that cannot be rewritten needs no .ko read or object made. */
+	if (!ret && a.maps)
+		ret = probe_input(&a, out_path);
 	if (!ret && a.maps)
 		ret = open_resolver(&a, buf, len, &res);
 	if (!ret && a.maps)
@@ -489,7 +504,7 @@ int inject_recording(const struct inject_args *args)
 		ret = report_inject_error(&a, out_path, err);
 	else
 		ret = print_result(out_path, &a, maps, &stats);
-	if (!ret && maps && secmap_perf_maps_nr_skipped(maps) && !args->quiet && !json_output)
+	if (!ret && maps && secmap_perf_maps_nr_skipped(maps) && !args->quiet)
 		fprintf(stderr, "Warning: %zu module loads without their .ko keep perf's own maps "
 			"(--ko-path)\n", secmap_perf_maps_nr_skipped(maps));
 out:

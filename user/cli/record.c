@@ -877,7 +877,7 @@ int do_record(int argc, char **argv)
 		/* The same path and messages as `secmap inject -i PERF_DATA -m FILE`. */
 		struct inject_args ia = {
 			.input = inject, .map = r->path, .paths = paths, .maps = true,
-			.quiet = r->quiet,
+			.quiet = r->quiet, .no_summary = true,
 		};
 
 		err = inject_recording(&ia);

@@ -86,7 +86,8 @@ struct inject_args {
 	bool maps;			/* perf-native module maps */
 	bool force;
 	bool strip;
-	bool quiet;
+	bool quiet;			/* no warnings */
+	bool no_summary;		/* nothing on success: the caller says it */
 };
 int inject_recording(const struct inject_args *args);
 

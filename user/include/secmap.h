@@ -521,8 +521,8 @@ int secmap_perf_inject(const char *in_path, const char *out_path, const void *da
  * named "[mod]" or "[mod.init]" in perf, and for each load of the module
  * the records that map the region and unmap it (init freed, unload).
  * Modules whose .ko was not found or did not match are left out (and
- * counted). @buildid_dir: the build-id cache the objects go to (absolute;
- * NULL: $PERF_BUILDID_DIR, else $HOME/.debug); the records name them by a
+ * counted). @buildid_dir: the build-id cache the objects go to (NULL:
+ * $HOME/.debug, perf's default); the records name them by a
  * path in it, .secmap/BUILD-ID/mod.ko, so that tools which look for a
  * module by its path (hotspot) find it there too.
  */

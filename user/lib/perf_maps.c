@@ -406,19 +406,21 @@ static int add_region(struct secmap_perf_maps *pm, size_t life, uint32_t build, 
 	return add_event(pm, &ev);
 }
 
-/* $PERF_BUILDID_DIR, else ~/.debug, as perf picks it; made absolute. */
+/*
+ * @dir made absolute, else ~/.debug, perf's default (perf reads no
+ * environment variable for it: only its --buildid-dir and buildid.dir).
+ */
 static char *default_dir(const char *dir)
 {
 	char *abs = NULL, *cwd;
 	const char *home;
 
-	if (!dir)
-		dir = getenv("PERF_BUILDID_DIR");
 	if (!dir || !*dir) {
 		home = getenv("HOME");
 		if (!home || *home != '/')
 			return NULL;
-		if (asprintf(&abs, "%s/.debug", home) < 0)
+		/* Init's HOME is "/": "/.debug", not "//.debug". */
+		if (asprintf(&abs, "%s%s.debug", home, home[strlen(home) - 1] == '/' ? "" : "/") < 0)
 			return NULL;
 		return abs;
 	}

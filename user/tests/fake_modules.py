@@ -5,7 +5,7 @@
     fake_modules.py kos DIR
         Build three fake modules (gcc -c, ld -r --build-id: ET_REL objects like
         a .ko) with functions in .text, .text.unlikely, .init.text, .exit.text.
-    fake_modules.py scenario DIR PERF_DATA OUT_PERF_DATA RECORDING EXPECTED
+    fake_modules.py scenario DIR PERF_DATA OUT_PERF_DATA RECORDING EXPECTED [AFTER [TEMPLATE]]
         From a real perf.data of this host: OUT_PERF_DATA with perf's own kind
         of map for the module loaded before the recording (pid -1, its .ko path,
         time 0, after the kernel's map, as perf record writes it) and samples
@@ -13,6 +13,23 @@
         (FINISHED_ROUND every 50), later than any of them; RECORDING, the secmap
         recording of those lives, written from Documentation/secmap-record.rst;
         EXPECTED, one line per module sample: "time ip function life section".
+        AFTER: a time after every record of PERF_DATA (needed when its samples
+        are compressed); TEMPLATE: a perf.data with the same attrs whose
+        first kernel sample is copied for the new ones (likewise).
+    fake_modules.py recording DIR RECORDING T0
+        The recording alone, the lives from T0 (ns) on.
+    fake_modules.py check EXPECTED FILE [MIN_PERCENT [SKIP_LIVES]]
+        FILE: lines with a time and an address then a symbol, as perf script
+        -F time,ip,sym --ns or perfparser_stream.py (FILE named *.pp) print
+        them. Per life and section, how many module samples name the
+        expected function; fails when, in any life but SKIP_LIVES (a comma-
+        separated list), fewer than MIN_PERCENT (100) do, or a sample is
+        missing.
+    fake_modules.py order PERF_DATA
+        The records secmap inject wrote into an uncompressed PERF_DATA: each
+        (but those at time 0) comes after every record of perf of an earlier
+        time and before any of a later one (a map before one of its time, an
+        unmap after). Prints how many; fails on one out of place.
 
 The lives: secmap_fake_a loaded before the recording; secmap_fake_b loaded
 during it (init runs, is freed), unloaded; secmap_fake_c loaded into b's old
@@ -34,6 +51,8 @@ MODULES = {
     "secmap_fake_c": "c",
 }
 SECTIONS = [".text", ".text.unlikely", ".init.text", ".exit.text"]
+# Samples every SPARSE ms: a smaller file (the fuzzer's seed) with a larger value.
+SPARSE = int(os.environ.get("FAKE_MODULES_SPARSE", "1"))
 SOURCE = r"""
 volatile unsigned long sink;
 #define BODY { unsigned long i; for (i = 0; i < 1000; i++) sink += i * 3; }
@@ -165,6 +184,12 @@ class PerfData:
             if rtype == 71:	# AUXTRACE: payload after the record
                 pos += struct.unpack_from("<Q", self.raw, pos - size + 8)[0]
 
+    def first_id(self):
+        """The first sample id of the first event: samples of another file need it."""
+        ids_off, ids_size = struct.unpack_from("<QQ", self.raw,
+                                               self.attrs_off + self.attr_size - 16)
+        return struct.unpack_from("<Q", self.raw, ids_off)[0] if ids_size >= 8 else None
+
     def sample_fields(self):
         """Byte offsets of ip and time in a sample, and its fixed size."""
         st, pos, offs = self.sample_type, 8, {}
@@ -237,14 +262,10 @@ class PerfData:
             f.write(out)
 
 
-def scenario(d, perf_in, perf_out, recording, expected):
-    pd = PerfData(perf_in)
-    if not pd.sample_id_all or not pd.sample_type & 4:
-        raise SystemExit("perf.data without times on every record")
+def lives_and_samples(d, t0, step):
+    """The recording of the lives after @t0, and the samples they would take."""
     elf = {mod: readelf(os.path.join(d, mod + ".ko")) for mod in MODULES}
     base = 0xffffffffc1000000
-    t0 = pd.max_time() + 1000000
-    step = 1000000		# 1 ms between samples
     lives = [  # module, core, init, load time (None: before), init freed, gone (None: stays)
         ("secmap_fake_a", base, None, None, None, None),
         ("secmap_fake_b", base + 0x100000, base + 0x200000, t0 + 100 * step,
@@ -301,11 +322,26 @@ def scenario(d, perf_in, perf_out, recording, expected):
                 ip = addrs[sec] + value + (k * 7) % max(size, 1)
                 samples.append((t, ip, name, f"{n}:{mod}", sec))
                 k += 1
-                t += step + (k % 5) * 1000
+                t += step * SPARSE + (k % 5) * 1000
     # Events in time order after the start snapshot: the recording's own order.
     for t, blob in sorted(maps, key=lambda x: x[0]):
         out += blob
     out += finished_rec(t0 + 1000 * step)
+    return out, samples, base
+
+
+def recording_only(d, recording, t0):
+    out, _, _ = lives_and_samples(d, int(t0), 1000000)
+    with open(recording, "wb") as f:
+        f.write(out)
+
+
+def scenario(d, perf_in, perf_out, recording, expected, after=None, template=None):
+    pd = PerfData(perf_in)
+    if not pd.sample_id_all or not pd.sample_type & 4:
+        raise SystemExit("perf.data without times on every record")
+    t0 = max(pd.max_time(), int(after or 0)) + 1000000
+    out, samples, base = lives_and_samples(d, t0, 1000000)
     with open(recording, "wb") as f:
         f.write(out)
 
@@ -314,7 +350,7 @@ def scenario(d, perf_in, perf_out, recording, expected):
     fname = pad8(b"/lib/modules/fake-release/extra/secmap_fake_a.ko\0")
     body = struct.pack("<iiQQQ", -1, 0, base, 0x10000, 0) + fname + b"\0" * len(pd.trailer(0))
     perf_map = struct.pack("<IHH", 1, 1, 8 + len(body)) + body
-    tmpl = pd.template_sample()
+    tmpl = (PerfData(template) if template else pd).template_sample()
     offs, fixed = pd.sample_fields()
     orig_ip = struct.unpack_from("<Q", tmpl, offs["ip"])[0]
     chain = None
@@ -330,6 +366,13 @@ def scenario(d, perf_in, perf_out, recording, expected):
         struct.pack_into("<HH", r, 4, (struct.unpack_from("<H", r, 4)[0] & ~7) | 1, len(r))
         struct.pack_into("<Q", r, offs["ip"], ip)
         struct.pack_into("<Q", r, offs["time"], t)
+        # The idle task's: perf 7 enters the mount namespace of a sample's
+        # process, which in the test's chroot would be one of this host's.
+        if "tid" in offs:
+            struct.pack_into("<ii", r, offs["tid"], 0, 0)
+        for field in ("id", "identifier"):
+            if template and field in offs and pd.first_id() is not None:
+                struct.pack_into("<Q", r, offs[field], pd.first_id())
         if chain:
             struct.pack_into("<Q", r, chain, ip)
         appended += r
@@ -342,11 +385,102 @@ def scenario(d, perf_in, perf_out, recording, expected):
             f.write(f"{t} {ip:x} {name} {life} {sec}\n")
 
 
+def check(expected, output, min_percent=100, skip_lives=""):
+    """Samples matched by time and address (perf), or by time alone (perfparser
+    shows one address per symbol of an object: its first)."""
+    by_time = output.endswith(".pp")
+    exp = {}
+    for line in open(expected):
+        t, ip, fn, life, sec = line.split()
+        key = (int(t),) if by_time else (int(t), int(ip, 16))
+        exp.setdefault(key, []).append((fn, life, sec))
+    stats, wrong = {}, []
+    for line in open(output):
+        m = re.search(r"(\d+)(?:\.(\d{9}))?:?\s+([0-9a-f]{8,16})\s+(\S+)", line)
+        if not m:
+            continue
+        t = int(m.group(1)) * 10**9 + int(m.group(2)) if m.group(2) else int(m.group(1))
+        key = (t,) if by_time else (t, int(m.group(3), 16))
+        if key not in exp:
+            continue
+        sym = m.group(4).split("+0x")[0]
+        cands = exp[key]
+        hit = next((c for c in cands if c[0] == sym), None)
+        if by_time and not hit and not any(c[0].startswith("fake_") for c in cands):
+            continue
+        fn, life, sec = hit or cands[0]
+        cands.remove(hit or cands[0])
+        if not cands:
+            del exp[key]
+        st = stats.setdefault((life, sec), [0, 0])
+        st[0] += 1
+        if hit:
+            st[1] += 1
+        elif len(wrong) < 5:
+            wrong.append(f"{t} {m.group(3)}: {sym}, want {fn} ({life} {sec})")
+    bad = False
+    for (life, sec), (n, ok) in sorted(stats.items()):
+        skipped = life in skip_lives.split(",")
+        print(f"#   {life:18} {sec:15} {n:5} samples, {100.0 * ok / n:6.2f}% right"
+              f"{' (not counted)' if skipped else ''}")
+        bad |= not skipped and ok * 100 < float(min_percent) * n
+    for w in wrong:
+        print(f"#   {w}")
+    if exp:
+        print(f"#   {sum(len(v) for v in exp.values())} module samples missing, e.g. "
+              f"{next(iter(exp))}")
+    return 1 if bad or exp or not stats else 0
+
+
+def order(path):
+    pd = PerfData(path)
+    offs, _ = pd.sample_fields()
+    tsize = len(pd.trailer(0))
+    toff = (8 if pd.sample_type & 2 else 0)
+    recs = []	# (time or None, ours: None, "map", "unmap")
+    for pos, rtype, misc, size in pd.records():
+        raw = pd.raw[pos:pos + size]
+        if rtype == 9:
+            t = struct.unpack_from("<Q", raw, offs["time"])[0]
+        elif rtype < 64 and pd.sample_id_all and size >= 8 + tsize:
+            t = struct.unpack_from("<Q", raw, size - tsize + toff)[0]
+        else:
+            t = None
+        ours = None
+        if rtype == 10 and b"/.secmap/" in raw:
+            ours = "map"
+        elif rtype == 17 and raw[24:33] == b"[secmap] ":
+            ours = "unmap"
+        recs.append((t or None, ours))
+    n, latest = 0, 0
+    for i, (t, ours) in enumerate(recs):
+        if not ours:
+            latest = max(latest, t or 0)
+            continue
+        if t is None:
+            continue	# at the start, with perf's own maps
+        n += 1
+        nxt = next((u for u, o in recs[i + 1:] if u and not o), None)
+        early = latest >= t if ours == "map" else latest > t
+        late = nxt is not None and (nxt < t if ours == "map" else nxt <= t)
+        if early or late:
+            print(f"# {ours} at {t} after a record of {latest} or before one of {nxt}")
+            return 1
+    print(f"# {n} records of secmap's in their place")
+    return 0 if n else 1
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "kos":
         kos(sys.argv[2])
-    elif len(sys.argv) == 7 and sys.argv[1] == "scenario":
+    elif len(sys.argv) == 5 and sys.argv[1] == "recording":
+        recording_only(*sys.argv[2:])
+    elif 7 <= len(sys.argv) <= 9 and sys.argv[1] == "scenario":
         scenario(*sys.argv[2:])
+    elif len(sys.argv) in (4, 5, 6) and sys.argv[1] == "check":
+        sys.exit(check(*sys.argv[2:]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "order":
+        sys.exit(order(sys.argv[2]))
     else:
         sys.exit(__doc__)
 
