@@ -12,6 +12,7 @@
 #
 #   bench-inject.sh SECMAP OUTDIR [SECONDS] [RUNS]
 set -euo pipefail
+. "$(dirname "$0")/bench_util.sh"
 
 secmap=${1:?usage: bench-inject.sh SECMAP OUTDIR [SECONDS] [RUNS]}
 out=${2:?usage: bench-inject.sh SECMAP OUTDIR [SECONDS] [RUNS]}
@@ -40,15 +41,6 @@ samples=$("$perf" script -i big.data -F time 2>/dev/null | wc -l)
 echo "bench inject: $(du -m big.data | cut -f1) MB perf.data, $samples samples"
 [ "${samples:-0}" -ge 1000000 ] || echo "bench inject: fewer than a million samples: raise SECONDS"
 
-# WALL_S MAXRSS_KB of one run of the command.
-once() {
-	local t0 t1 r
-	t0=$(date +%s%N)
-	/usr/bin/time -f '%M' -o t.txt "$@" >/dev/null 2>&1
-	t1=$(date +%s%N)
-	read -r r <t.txt
-	awk -v a="$t0" -v b="$t1" -v r="$r" 'BEGIN { printf "%.3f %d\n", (b - a) / 1e9, r }'
-}
 cpu=$(($(nproc) - 1))
 : >secmap.runs
 : >perf.runs
@@ -70,11 +62,6 @@ done
 	>out.script
 python3 "$top/user/tests/fake_modules.py" check big.data.expected out.script >/dev/null ||
 	{ echo "bench inject: the output is wrong" >&2; exit 1; }
-# best_wall median_wall best_rss of a runs file
-stats() {
-	sort -n "$1" | awk '{ w[NR] = $1; if (NR == 1 || $2 < r) r = $2 }
-		END { printf "%s %s %d\n", w[1], w[int((NR + 1) / 2)], r }'
-}
 read -r sw sm sr < <(stats secmap.runs)
 read -r pw pm pr < <(stats perf.runs)
 read -r _ _ qr < <(stats small.runs)

@@ -9,6 +9,7 @@
 #
 #   bench-report.sh SECMAP OUTDIR [SECONDS] [RUNS]
 set -euo pipefail
+. "$(dirname "$0")/bench_util.sh"
 
 secmap=${1:?usage: bench-report.sh SECMAP OUTDIR [SECONDS] [RUNS]}
 out=${2:?usage: bench-report.sh SECMAP OUTDIR [SECONDS] [RUNS]}
@@ -32,17 +33,6 @@ print(sum(e["samples"] for e in json.load(sys.stdin)["events"]))')
 echo "bench report: $(du -m big.data | cut -f1) MB perf.data, $samples samples"
 [ "$samples" -ge 1000000 ] || echo "bench report: fewer than a million samples: raise SECONDS"
 
-# WALL_S MAXRSS_KB of one run of the command. The wall time is taken in
-# nanoseconds around time(1), whose own %e has 10 ms steps: too coarse for
-# secmap's tenth of a second.
-once() {
-	local t0 t1 r
-	t0=$(date +%s%N)
-	/usr/bin/time -f '%M' -o t.txt "$@" >/dev/null 2>&1
-	t1=$(date +%s%N)
-	read -r r <t.txt
-	awk -v a="$t0" -v b="$t1" -v r="$r" 'BEGIN { printf "%.3f %d\n", (b - a) / 1e9, r }'
-}
 # RUNS of each, the two taking turns on one CPU: a host whose speed drifts
 # over seconds then weighs on both alike (perf report alone read 1.8 and
 # 2.7 s in two runs of this script the same morning), and neither pays
@@ -57,11 +47,6 @@ for ((i = 0; i < runs; i++)); do
 	once taskset -c "$cpu" "$secmap" report --stdio -q -i big.data -m rec.data >>secmap.runs
 	once taskset -c "$cpu" "$perf" report --stdio --sort dso,sym -i big.data >>perf.runs
 done
-# best_wall median_wall best_rss of a runs file
-stats() {
-	sort -n "$1" | awk '{ w[NR] = $1; if (NR == 1 || $2 < r) r = $2 }
-		END { printf "%s %s %d\n", w[1], w[int((NR + 1) / 2)], r }'
-}
 read -r sw sm sr < <(stats secmap.runs)
 read -r pw pm pr < <(stats perf.runs)
 echo "bench report: secmap report --stdio              best $sw s, median $sm s, peak RSS $((sr / 1024)) MB"

@@ -529,6 +529,16 @@ static int append_embedding(struct libsecmap_copier *c, const struct libsecmap_p
 	return libsecmap_pwrite_all(c->out, t, sizeof(t), end);
 }
 
+/* Rename the output into place if all went well (@err 0), else drop it. */
+static int finish_output(struct libsecmap_out *o, int err, const struct stat *times)
+{
+	if (err) {
+		libsecmap_out_discard(o);
+		return err;
+	}
+	return libsecmap_out_commit(o, times);
+}
+
 /* perf's file from @c->in, rewritten for stock perf with @maps, then the rest. */
 static int write_rewritten(struct libsecmap_copier *c, struct libsecmap_perf_file *pf,
 			   const struct secmap_perf_maps *maps, const void *data, size_t len,
@@ -572,7 +582,7 @@ SECMAP_EXPORT int secmap_perf_inject_ext(const char *in_path, const char *out_pa
 {
 	const struct secmap_perf_maps *maps = NULL;
 	struct libsecmap_copier c = { .in = -1, .out = -1 };
-	struct libsecmap_perf_file pf;
+	struct libsecmap_perf_file pf = { .attr_buf = NULL };
 	struct libsecmap_out o;
 	bool restored = false;
 	struct stat st;
@@ -616,10 +626,7 @@ SECMAP_EXPORT int secmap_perf_inject_ext(const char *in_path, const char *out_pa
 	}
 	if (stats && stats->sz > offsetof(struct secmap_perf_inject_stats, restored))
 		stats->restored = restored;
-	if (!err)
-		err = libsecmap_out_commit(&o, &st);
-	else
-		libsecmap_out_discard(&o);
+	err = finish_output(&o, err, &st);
 	free(c.buf);
 	libsecmap_perf_file_release(&pf);
 	close(c.in);
@@ -635,7 +642,7 @@ SECMAP_EXPORT int secmap_perf_inject(const char *in_path, const char *out_path, 
 SECMAP_EXPORT int secmap_perf_strip(const char *in_path, const char *out_path)
 {
 	struct libsecmap_copier c = { .in = -1, .out = -1 };
-	struct libsecmap_perf_file pf;
+	struct libsecmap_perf_file pf = { .attr_buf = NULL };
 	struct libsecmap_out o;
 	struct embedded e;
 	struct stat st;
@@ -655,11 +662,7 @@ SECMAP_EXPORT int secmap_perf_strip(const char *in_path, const char *out_path)
 		err = libsecmap_out_open(&o, out_path, &st);
 	if (!err) {
 		c.out = o.fd;
-		err = restore(&c, &pf, &e);
-		if (!err)
-			err = libsecmap_out_commit(&o, &st);
-		else
-			libsecmap_out_discard(&o);
+		err = finish_output(&o, restore(&c, &pf, &e), &st);
 	}
 	free(c.buf);
 	libsecmap_perf_file_release(&pf);
