@@ -11,11 +11,14 @@
  * resolver, per module build and kind of region (core text; init text,
  * freed when init finishes) this builds:
  *
- *  - an ELF object: ET_REL, one SHT_NOBITS .text at sh_offset 0 as long as
- *    the region (perf's ET_REL fix-ups, symbol-elf.c, then change
- *    nothing), the region's function symbols at their offsets, and a GNU
- *    build-id note that perf checks against the build-id in the record;
+ *  - an ELF object (perf_object.c writes it): ET_REL, one SHT_NOBITS
+ *    .text at sh_offset 0 as long as the region, the region's function
+ *    symbols at their offsets, and a GNU build-id note;
  *  - for each load, the times its region was mapped and unmapped.
+ *
+ * Regions are gathered first, one per load and kind, with a hash of their
+ * layout; sorted, equal ones meet, and each object is made from the first
+ * of its group: n log n in the loads, however many there are.
  *
  * The build-id is derived from what the object holds (module, build-id,
  * kind, size, symbols), so one object serves every load of a build and
@@ -25,14 +28,10 @@
  * "[mod.2]": perf finds a module's objects by name.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
-#include <libelf.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -40,40 +39,30 @@
 #include "perf_maps.h"
 
 #define PM_KINDS		2	/* core text, init text */
-#define PM_MODULE_NAME_MAX	55	/* MODULE_NAME_LEN - 1 */
 /* A module region is megabytes at most; anything larger is not believed. */
 #define PM_REGION_MAX		(1ULL << 30)
 #define PM_PAGE			4096ULL
 
-struct pm_sym {
-	uint64_t value, size;
-	const char *name;	/* the resolver's */
-	bool global;
-};
-
-struct pm_object {
-	uint32_t build;
+/* One kind of region of one load, before objects are made. */
+struct pm_region {
+	uint32_t life, build;
 	int kind;
-	uint64_t size;		/* of .text: the region */
-	uint64_t key;		/* hash of the layout: loads of equal key share it */
-	struct pm_sym *syms;
-	size_t nr_syms;
-	uint8_t id[PM_BUILD_ID_LEN];
-	char *dso, *path;
-	const char *rel;	/* in @path: from ".secmap/" on */
-	uint16_t machine;
-	uint8_t elf_class, elf_data;
-	size_t nr_loads;
+	uint64_t lo, hi;
+	uint64_t key;		/* its layout's hash */
+	uint64_t from[2], to[2];
+	uint32_t object;
 };
 
 struct secmap_perf_maps {
 	const struct secmap_resolver *res;
 	char *dir;
+	struct pm_region *regions;	/* in load order */
+	size_t nr_regions, cap_regions;
 	struct pm_object *objs;
-	size_t nr_objs, cap_objs;
+	size_t nr_objs;
 	struct pm_event *events;
-	size_t nr_events, cap_events;
-	char **covered;		/* module names with an object, sorted */
+	size_t nr_events;
+	const char **covered;	/* module names with an object, sorted; the resolver's */
 	size_t nr_covered;
 	size_t nr_skipped;
 };
@@ -106,32 +95,26 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The maps of one kind of region of a load, and what they span. */
-struct pm_region {
-	struct libsecmap_map_info first;
-	uint64_t lo, hi;
-	size_t nr_maps;
-};
-
 static bool region_has(const struct libsecmap_map_info *m, int kind)
 {
 	return (m->flags & SECMAP_MAP_F_EXEC) && !(m->flags & SECMAP_MAP_F_PERCPU) &&
 	       m->end > m->start && !!(m->flags & SECMAP_MAP_F_INIT) == (kind == 1);
 }
 
-/* The symbols of the region: each map's section symbols at their offset in it. */
-static int region_symbols(const struct secmap_perf_maps *pm, size_t life, size_t nr_maps,
-			  uint32_t build, int kind, uint64_t lo, struct pm_sym **out,
-			  size_t *nr_out)
+/* The symbols of a region: each of its maps' section symbols at their offset in it. */
+static int region_symbols(const struct secmap_perf_maps *pm, const struct pm_region *r,
+			  struct pm_sym **out, size_t *nr_out)
 {
 	const struct libsecmap_sym *syms;
 	struct libsecmap_map_info m;
 	struct pm_sym *v = NULL, *p;
-	size_t i, j, n, nr = 0, cap = 0;
+	size_t i, j, n, nr = 0, cap = 0, nr_maps;
+	uint32_t build;
 
+	libsecmap_resolver_life(pm->res, r->life, &build, &nr_maps);
 	for (i = 0; i < nr_maps; i++) {
-		libsecmap_resolver_life_map(pm->res, life, i, &m);
-		if (!region_has(&m, kind))
+		libsecmap_resolver_life_map(pm->res, r->life, i, &m);
+		if (!region_has(&m, r->kind))
 			continue;
 		n = libsecmap_resolver_symbols(pm->res, build, m.section, &syms);
 		for (j = 0; j < n; j++) {
@@ -149,7 +132,7 @@ static int region_symbols(const struct secmap_perf_maps *pm, size_t life, size_t
 				}
 				v = p;
 			}
-			v[nr++] = (struct pm_sym){ .value = m.start - lo + syms[j].start,
+			v[nr++] = (struct pm_sym){ .value = m.start - r->lo + syms[j].start,
 						   .size = end - syms[j].start,
 						   .name = syms[j].name,
 						   .global = syms[j].global };
@@ -162,17 +145,26 @@ static int region_symbols(const struct secmap_perf_maps *pm, size_t life, size_t
 	return 0;
 }
 
-static uint64_t layout_key(int kind, uint64_t size, const struct pm_sym *syms, size_t nr)
+/* What tells two layouts of a region apart: kind, size and every symbol. */
+static int layout_key(const struct secmap_perf_maps *pm, struct pm_region *r)
 {
-	XXH3_state_t *st = XXH3_createState();
-	uint64_t key, v[3];
-	size_t i;
+	XXH3_state_t *st;
+	struct pm_sym *syms;
+	uint64_t v[3];
+	size_t i, nr;
+	int err;
 
-	if (!st)
-		return 0;
+	err = region_symbols(pm, r, &syms, &nr);
+	if (err)
+		return err;
+	st = XXH3_createState();
+	if (!st) {
+		free(syms);
+		return -ENOMEM;
+	}
 	XXH3_64bits_reset(st);
-	v[0] = (uint64_t)kind;
-	v[1] = size;
+	v[0] = (uint64_t)r->kind;
+	v[1] = r->hi - r->lo;
 	XXH3_64bits_update(st, v, 2 * sizeof(v[0]));
 	for (i = 0; i < nr; i++) {
 		v[0] = syms[i].value;
@@ -181,9 +173,10 @@ static uint64_t layout_key(int kind, uint64_t size, const struct pm_sym *syms, s
 		XXH3_64bits_update(st, v, sizeof(v));
 		XXH3_64bits_update(st, syms[i].name, strlen(syms[i].name) + 1);
 	}
-	key = XXH3_64bits_digest(st);
+	r->key = XXH3_64bits_digest(st);
 	XXH3_freeState(st);
-	return key;
+	free(syms);
+	return 0;
 }
 
 /* The object's build-id: 20 bytes from what it holds, whoever builds it. */
@@ -229,26 +222,37 @@ static int object_build_id(struct pm_object *o, const struct libsecmap_build_inf
 	return 0;
 }
 
-/* perf's name for it, and the path the records give. */
-static int object_names(struct secmap_perf_maps *pm, struct pm_object *o, const char *module)
+/* An object's symbols, ELF identity and build-id, from its first region. */
+static int object_fill(struct secmap_perf_maps *pm, struct pm_object *o)
+{
+	struct libsecmap_build_info b;
+	const uint8_t *image;
+	int err;
+
+	libsecmap_resolver_build(pm->res, o->build, &b);
+	/* The module's own class, byte order and machine: from its ELF header. */
+	if (secmap_ko_image(b.ko, &image) < 20)
+		return -EINVAL;
+	o->elf_class = image[EI_CLASS];
+	o->elf_data = image[EI_DATA];
+	o->machine = o->elf_data == ELFDATA2MSB ? (uint16_t)(image[18] << 8 | image[19]) :
+						   (uint16_t)(image[19] << 8 | image[18]);
+	err = region_symbols(pm, &pm->regions[o->first], &o->syms, &o->nr_syms);
+	return err ? err : object_build_id(o, &b);
+}
+
+/* perf's name for it ("[mod]", "[mod.2.init]"...) and the path the records give. */
+static int object_names(struct secmap_perf_maps *pm, struct pm_object *o, size_t variant)
 {
 	char sid[2 * PM_BUILD_ID_LEN + 1], base[PM_MODULE_NAME_MAX + 32];
-	size_t i, variant = 0;
+	struct libsecmap_build_info b;
 
-	/* Earlier objects of the same module and kind: this one is a variant. */
-	for (i = 0; i < pm->nr_objs; i++) {
-		struct libsecmap_build_info b;
-
-		if (&pm->objs[i] == o || pm->objs[i].kind != o->kind)
-			continue;
-		libsecmap_resolver_build(pm->res, pm->objs[i].build, &b);
-		variant += !strcmp(b.name, module);
-	}
+	libsecmap_resolver_build(pm->res, o->build, &b);
 	if (variant)
-		snprintf(base, sizeof(base), "%s.%zu%s", module, variant + 1,
+		snprintf(base, sizeof(base), "%s.%zu%s", b.name, variant + 1,
 			 o->kind ? ".init" : "");
 	else
-		snprintf(base, sizeof(base), "%s%s", module, o->kind ? ".init" : "");
+		snprintf(base, sizeof(base), "%s%s", b.name, o->kind ? ".init" : "");
 	secmap_build_id_str(o->id, sizeof(o->id), sid, sizeof(sid));
 	if (asprintf(&o->dso, "[%s]", base) < 0) {
 		o->dso = NULL;
@@ -262,148 +266,209 @@ static int object_names(struct secmap_perf_maps *pm, struct pm_object *o, const 
 	return 0;
 }
 
-/* The object a region of this layout uses: found, or made (taking @syms). */
-static int find_object(struct secmap_perf_maps *pm, uint32_t build, int kind, uint64_t size,
-		       struct pm_sym *syms, size_t nr_syms, uint32_t *out)
-{
-	uint64_t key = layout_key(kind, size, syms, nr_syms);
-	struct libsecmap_build_info b;
-	const uint8_t *image;
-	struct pm_object *o;
-	size_t i;
-	int err;
-
-	for (i = 0; i < pm->nr_objs; i++) {
-		o = &pm->objs[i];
-		if (o->build == build && o->kind == kind && o->key == key && o->size == size) {
-			free(syms);
-			*out = (uint32_t)i;
-			return 0;
-		}
-	}
-	if (pm->nr_objs == pm->cap_objs) {
-		size_t cap = pm->cap_objs ? 2 * pm->cap_objs : 64;
-
-		o = realloc(pm->objs, cap * sizeof(*o));
-		if (!o) {
-			free(syms);
-			return -ENOMEM;
-		}
-		pm->objs = o;
-		pm->cap_objs = cap;
-	}
-	o = &pm->objs[pm->nr_objs];
-	memset(o, 0, sizeof(*o));
-	o->build = build;
-	o->kind = kind;
-	o->size = size;
-	o->key = key;
-	o->syms = syms;
-	o->nr_syms = nr_syms;
-	libsecmap_resolver_build(pm->res, build, &b);
-	/* The module's own class, byte order and machine: from its ELF header. */
-	if (secmap_ko_image(b.ko, &image) < 20) {
-		free(syms);
-		return -EINVAL;
-	}
-	o->elf_class = image[EI_CLASS];
-	o->elf_data = image[EI_DATA];
-	o->machine = o->elf_data == ELFDATA2MSB ? (uint16_t)(image[18] << 8 | image[19]) :
-						   (uint16_t)(image[19] << 8 | image[18]);
-	pm->nr_objs++;
-	err = object_build_id(o, &b);
-	if (!err)
-		err = object_names(pm, o, b.name);
-	if (err)
-		return err;
-	*out = (uint32_t)(pm->nr_objs - 1);
-	return 0;
-}
-
-static int add_event(struct secmap_perf_maps *pm, const struct pm_event *ev)
-{
-	struct pm_event *e;
-
-	if (pm->nr_events == pm->cap_events) {
-		size_t cap = pm->cap_events ? 2 * pm->cap_events : 256;
-
-		e = realloc(pm->events, cap * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		pm->events = e;
-		pm->cap_events = cap;
-	}
-	pm->events[pm->nr_events++] = *ev;
-	return 0;
-}
-
-static int add_covered(struct secmap_perf_maps *pm, const char *name)
-{
-	char **v;
-	size_t i;
-
-	for (i = 0; i < pm->nr_covered; i++)
-		if (!strcmp(pm->covered[i], name))
-			return 0;
-	v = realloc(pm->covered, (pm->nr_covered + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	pm->covered = v;
-	v[pm->nr_covered] = strdup(name);
-	if (!v[pm->nr_covered])
-		return -ENOMEM;
-	pm->nr_covered++;
-	return 0;
-}
-
-/* One kind of region of load @life: its object and its two events. */
-static int add_region(struct secmap_perf_maps *pm, size_t life, uint32_t build, size_t nr_maps,
+/* One kind of region of load @life, if it has one. */
+static int add_region(struct secmap_perf_maps *pm, uint32_t life, uint32_t build, size_t nr_maps,
 		      int kind)
 {
-	struct pm_region r = { .lo = UINT64_MAX };
+	struct pm_region r = { .life = life, .build = build, .kind = kind, .lo = UINT64_MAX };
 	struct libsecmap_map_info m;
-	struct pm_event ev = { 0 };
-	struct pm_sym *syms;
-	size_t i, nr_syms;
-	uint32_t obj;
+	size_t i, nr = 0;
 	int err;
 
 	for (i = 0; i < nr_maps; i++) {
 		libsecmap_resolver_life_map(pm->res, life, i, &m);
 		if (!region_has(&m, kind))
 			continue;
-		if (!r.nr_maps++)
-			r.first = m;
+		if (!nr++) {
+			memcpy(r.from, m.from, sizeof(r.from));
+			memcpy(r.to, m.to, sizeof(r.to));
+		}
 		if (m.start < r.lo)
 			r.lo = m.start;
 		if (m.end > r.hi)
 			r.hi = m.end;
 	}
-	if (!r.nr_maps)
+	if (!nr)
 		return 0;
 	/* Regions start on a page: so does the kernel's allocation of them. */
 	r.lo &= ~(PM_PAGE - 1);
 	if (r.hi - r.lo > PM_REGION_MAX)
 		return 0;
-	err = region_symbols(pm, life, nr_maps, build, kind, r.lo, &syms, &nr_syms);
-	if (!err)
-		err = find_object(pm, build, kind, r.hi - r.lo, syms, nr_syms, &obj);
+	err = layout_key(pm, &r);
 	if (err)
 		return err;
-	pm->objs[obj].nr_loads++;
-	ev.start = r.lo;
-	ev.len = r.hi - r.lo;
-	ev.object = obj;
-	ev.kind = PM_MAP;
-	memcpy(ev.time, r.first.from, sizeof(ev.time));
-	ev.at_start = !r.first.from[0] && !r.first.from[1];
-	err = add_event(pm, &ev);
-	if (err || r.first.to[0] == UINT64_MAX)
-		return err;
-	ev.kind = PM_UNMAP;
-	ev.at_start = false;
-	memcpy(ev.time, r.first.to, sizeof(ev.time));
-	return add_event(pm, &ev);
+	if (pm->nr_regions == pm->cap_regions) {
+		size_t cap = pm->cap_regions ? 2 * pm->cap_regions : 256;
+		struct pm_region *v = realloc(pm->regions, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		pm->regions = v;
+		pm->cap_regions = cap;
+	}
+	pm->regions[pm->nr_regions++] = r;
+	return 0;
+}
+
+static bool same_layout(const struct pm_region *x, const struct pm_region *y)
+{
+	return x->build == y->build && x->kind == y->kind && x->key == y->key &&
+	       x->hi - x->lo == y->hi - y->lo;
+}
+
+/* Regions of one build, kind and layout together, each group in load order. */
+static int cmp_layout(const void *a, const void *b, void *arg)
+{
+	const struct pm_region *v = arg, *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
+
+	if (x->build != y->build)
+		return x->build < y->build ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->hi - x->lo != y->hi - y->lo)
+		return x->hi - x->lo < y->hi - y->lo ? -1 : 1;
+	return x->life < y->life ? -1 : x->life > y->life;
+}
+
+/* Objects in the order of their first region: the order loads were recorded in. */
+static int cmp_first(const void *a, const void *b)
+{
+	const struct pm_object *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Objects of one module and kind together, in load order: variants are numbered so. */
+static int cmp_variant(const void *a, const void *b, void *arg)
+{
+	const struct secmap_perf_maps *pm = arg;
+	const struct pm_object *x = &pm->objs[*(const size_t *)a];
+	const struct pm_object *y = &pm->objs[*(const size_t *)b];
+	struct libsecmap_build_info bx, by;
+	int c;
+
+	libsecmap_resolver_build(pm->res, x->build, &bx);
+	libsecmap_resolver_build(pm->res, y->build, &by);
+	c = strcmp(bx.name, by.name);
+	if (c)
+		return c;
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/*
+ * One object per build, kind and layout of region, made from the first of
+ * its regions: the regions sorted so that equal ones meet (n log n, however
+ * many loads), the objects numbered in load order, each region told its
+ * object.
+ */
+static int make_objects(struct secmap_perf_maps *pm, size_t *order)
+{
+	size_t i, k, n = pm->nr_regions;
+	struct pm_region *r;
+	int err;
+
+	pm->objs = calloc(n + 1, sizeof(*pm->objs));
+	if (!pm->objs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_layout, pm->regions);
+	for (i = 0; i < n; i++) {
+		r = &pm->regions[order[i]];
+		if (!i || !same_layout(&pm->regions[order[i - 1]], r)) {
+			struct pm_object *o = &pm->objs[pm->nr_objs++];
+
+			o->build = r->build;
+			o->kind = r->kind;
+			o->size = r->hi - r->lo;
+			o->first = order[i];
+		}
+		pm->objs[pm->nr_objs - 1].nr_loads++;
+	}
+	qsort(pm->objs, pm->nr_objs, sizeof(*pm->objs), cmp_first);
+	for (k = 0; k < pm->nr_objs; k++)
+		pm->regions[pm->objs[k].first].object = (uint32_t)k;
+	/* A group starts with its first region, which knows its object now. */
+	for (i = 0, k = 0; i < n; i++) {
+		r = &pm->regions[order[i]];
+		if (!i || !same_layout(&pm->regions[order[i - 1]], r))
+			k = r->object;
+		r->object = (uint32_t)k;
+	}
+	for (k = 0; k < pm->nr_objs; k++) {
+		err = object_fill(pm, &pm->objs[k]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Names, in an order of their own: the variants of a module's objects are numbered. */
+static int name_objects(struct secmap_perf_maps *pm, size_t *order)
+{
+	struct libsecmap_build_info b, prev = { 0 };
+	size_t i, variant = 0;
+	int err;
+
+	for (i = 0; i < pm->nr_objs; i++)
+		order[i] = i;
+	qsort_r(order, pm->nr_objs, sizeof(*order), cmp_variant, pm);
+	for (i = 0; i < pm->nr_objs; i++) {
+		struct pm_object *o = &pm->objs[order[i]];
+
+		libsecmap_resolver_build(pm->res, o->build, &b);
+		if (i && !strcmp(b.name, prev.name) && o->kind == pm->objs[order[i - 1]].kind)
+			variant++;
+		else
+			variant = 0;
+		prev = b;
+		err = object_names(pm, o, variant);
+		if (err)
+			return err;
+	}
+	/* The modules covered: each object's, once, sorted for a binary search. */
+	pm->covered = malloc((pm->nr_objs + 1) * sizeof(*pm->covered));
+	if (!pm->covered)
+		return -ENOMEM;
+	for (i = 0; i < pm->nr_objs; i++) {
+		libsecmap_resolver_build(pm->res, pm->objs[order[i]].build, &b);
+		if (!pm->nr_covered || strcmp(pm->covered[pm->nr_covered - 1], b.name))
+			pm->covered[pm->nr_covered++] = b.name;
+	}
+	return 0;
+}
+
+/* Each region's map, and its unmap when it went, in load order. */
+static int make_events(struct secmap_perf_maps *pm)
+{
+	size_t i;
+
+	pm->events = calloc(2 * pm->nr_regions + 1, sizeof(*pm->events));
+	if (!pm->events)
+		return -ENOMEM;
+	for (i = 0; i < pm->nr_regions; i++) {
+		const struct pm_region *r = &pm->regions[i];
+		struct pm_event *ev = &pm->events[pm->nr_events++];
+
+		ev->start = r->lo;
+		ev->len = r->hi - r->lo;
+		ev->object = r->object;
+		ev->kind = PM_MAP;
+		memcpy(ev->time, r->from, sizeof(ev->time));
+		ev->at_start = !r->from[0] && !r->from[1];
+		if (r->to[0] == UINT64_MAX)
+			continue;
+		pm->events[pm->nr_events] = *ev;
+		ev = &pm->events[pm->nr_events++];
+		ev->kind = PM_UNMAP;
+		ev->at_start = false;
+		memcpy(ev->time, r->to, sizeof(ev->time));
+	}
+	return 0;
 }
 
 /*
@@ -439,7 +504,7 @@ SECMAP_EXPORT int secmap_perf_maps_new(const struct secmap_resolver *res,
 {
 	struct secmap_perf_maps *pm;
 	struct libsecmap_build_info b;
-	size_t life, nr_maps, i;
+	size_t life, nr_maps, *order = NULL;
 	uint32_t build;
 	int kind, err = 0;
 
@@ -457,7 +522,7 @@ SECMAP_EXPORT int secmap_perf_maps_new(const struct secmap_resolver *res,
 		free(pm);
 		return libsecmap_err(-ENOENT);
 	}
-	/* Paths are built from this: it must not end in '/' or hold what perf splits on. */
+	/* Paths are built from this: no trailing '/'. */
 	while (strlen(pm->dir) > 1 && pm->dir[strlen(pm->dir) - 1] == '/')
 		pm->dir[strlen(pm->dir) - 1] = '\0';
 	for (life = 0; !err && life < libsecmap_resolver_nr_lives(res); life++) {
@@ -468,18 +533,23 @@ SECMAP_EXPORT int secmap_perf_maps_new(const struct secmap_resolver *res,
 			continue;
 		}
 		for (kind = 0; !err && kind < PM_KINDS; kind++)
-			err = add_region(pm, life, build, nr_maps, kind);
+			err = add_region(pm, (uint32_t)life, build, nr_maps, kind);
 	}
-	for (i = 0; !err && i < pm->nr_objs; i++) {
-		libsecmap_resolver_build(res, pm->objs[i].build, &b);
-		err = add_covered(pm, b.name);
+	if (!err && life > UINT32_MAX)
+		err = -EOVERFLOW;
+	if (!err) {
+		order = malloc((pm->nr_regions + 1) * sizeof(*order));
+		err = order ? make_objects(pm, order) : -ENOMEM;
 	}
+	if (!err)
+		err = name_objects(pm, order);
+	if (!err)
+		err = make_events(pm);
+	free(order);
 	if (err) {
 		secmap_perf_maps_free(pm);
 		return libsecmap_err(err);
 	}
-	if (pm->nr_covered)
-		qsort(pm->covered, pm->nr_covered, sizeof(*pm->covered), cmp_str);
 	*mapsp = pm;
 	return 0;
 }
@@ -495,9 +565,8 @@ SECMAP_EXPORT void secmap_perf_maps_free(struct secmap_perf_maps *pm)
 		free(pm->objs[i].dso);
 		free(pm->objs[i].path);
 	}
-	for (i = 0; i < pm->nr_covered; i++)
-		free(pm->covered[i]);
 	free(pm->covered);
+	free(pm->regions);
 	free(pm->objs);
 	free(pm->events);
 	free(pm->dir);
@@ -609,286 +678,13 @@ bool libsecmap_kmod_name(const char *filename, char *name, size_t size)
 	return true;
 }
 
-/* --- the ELF object ----------------------------------------------------------- */
 
-enum { SEC_TEXT = 1, SEC_NOTE, SEC_SYMTAB, SEC_STRTAB, SEC_SHSTRTAB, NR_SECS };
-
-static const char shstrtab[] = "\0.text\0.note.gnu.build-id\0.symtab\0.strtab\0.shstrtab";
-/* Offsets of the names above. */
-static const size_t sec_name[NR_SECS] = { 0, 1, 7, 26, 34, 42 };
-
-static void put_note32(uint8_t *p, uint32_t v, bool msb)
+struct pm_object *libsecmap_perf_maps_obj(const struct secmap_perf_maps *pm, size_t idx)
 {
-	v = msb ? htobe32(v) : htole32(v);
-	memcpy(p, &v, sizeof(v));
+	return &pm->objs[idx];
 }
 
-static uint64_t align_up(uint64_t v, uint64_t a)
+const char *libsecmap_perf_maps_dir(const struct secmap_perf_maps *pm)
 {
-	return (v + a - 1) & ~(a - 1);
-}
-
-/* The symbols as ELF wants them: locals first (sh_info is the first global). */
-static int elf_symbols(const struct pm_object *o, GElf_Sym **symsp, char **strtabp,
-		       size_t *strtab_len, size_t *nr_local)
-{
-	size_t i, j, k, pos = 1, len = 1;
-	GElf_Sym *syms;
-	char *strtab;
-
-	for (i = 0; i < o->nr_syms; i++)
-		len += strlen(o->syms[i].name) + 1;
-	syms = calloc(o->nr_syms + 1, sizeof(*syms));
-	strtab = malloc(len);
-	if (!syms || !strtab) {
-		free(syms);
-		free(strtab);
-		return -ENOMEM;
-	}
-	strtab[0] = '\0';
-	*nr_local = 1;
-	for (k = 0, i = 1; k < 2; k++) {
-		for (j = 0; j < o->nr_syms; j++) {
-			const struct pm_sym *s = &o->syms[j];
-			size_t n = strlen(s->name) + 1;
-
-			if (s->global != (k == 1))
-				continue;
-			syms[i].st_name = (uint32_t)pos;
-			syms[i].st_value = s->value;
-			syms[i].st_size = s->size;
-			syms[i].st_info = GELF_ST_INFO(s->global ? STB_GLOBAL : STB_LOCAL, STT_FUNC);
-			syms[i].st_shndx = SEC_TEXT;
-			memcpy(strtab + pos, s->name, n);
-			pos += n;
-			i++;
-		}
-		if (!k)
-			*nr_local = i;
-	}
-	*symsp = syms;
-	*strtabp = strtab;
-	*strtab_len = len;
-	return 0;
-}
-
-static int write_elf(const struct pm_object *o, int fd)
-{
-	static const Elf_Type type[NR_SECS] = {
-		[SEC_TEXT] = ELF_T_BYTE, [SEC_NOTE] = ELF_T_BYTE, [SEC_SYMTAB] = ELF_T_SYM,
-		[SEC_STRTAB] = ELF_T_BYTE, [SEC_SHSTRTAB] = ELF_T_BYTE,
-	};
-	bool msb = o->elf_data == ELFDATA2MSB;
-	uint8_t note[12 + 4 + PM_BUILD_ID_LEN];
-	void *buf[NR_SECS] = { NULL };
-	size_t i, nr_local, strtab_len;
-	GElf_Shdr sh[NR_SECS];
-	char *strtab = NULL;
-	GElf_Sym *syms = NULL;
-	void *symtab = NULL;
-	Elf_Data *d;
-	Elf_Scn *scn;
-	GElf_Ehdr eh;
-	uint64_t off;
-	Elf *elf;
-	int err;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	err = elf_symbols(o, &syms, &strtab, &strtab_len, &nr_local);
-	if (err)
-		return err;
-	elf = elf_begin(fd, ELF_C_WRITE, NULL);
-	if (!elf) {
-		err = -EIO;
-		goto out;
-	}
-	err = -EINVAL;
-	if (!gelf_newehdr(elf, o->elf_class))
-		goto out;
-
-	put_note32(note, 4, msb);
-	put_note32(note + 4, PM_BUILD_ID_LEN, msb);
-	put_note32(note + 8, NT_GNU_BUILD_ID, msb);
-	memcpy(note + 12, "GNU", 4);
-	memcpy(note + 16, o->id, PM_BUILD_ID_LEN);
-
-	memset(sh, 0, sizeof(sh));
-	sh[SEC_TEXT].sh_type = SHT_NOBITS;
-	sh[SEC_TEXT].sh_flags = SHF_ALLOC | SHF_EXECINSTR;
-	sh[SEC_TEXT].sh_offset = 0;	/* perf's ET_REL module fix-ups then add nothing */
-	sh[SEC_TEXT].sh_size = o->size;
-	sh[SEC_TEXT].sh_addralign = 16;
-	/* After .text: an allocated section before it would move it, for elfutils. */
-	sh[SEC_NOTE].sh_type = SHT_NOTE;
-	sh[SEC_NOTE].sh_flags = SHF_ALLOC;
-	sh[SEC_NOTE].sh_addralign = 4;
-	sh[SEC_NOTE].sh_size = sizeof(note);
-	buf[SEC_NOTE] = note;
-	sh[SEC_SYMTAB].sh_type = SHT_SYMTAB;
-	sh[SEC_SYMTAB].sh_link = SEC_STRTAB;
-	sh[SEC_SYMTAB].sh_info = (uint32_t)nr_local;
-	sh[SEC_SYMTAB].sh_addralign = 8;
-	sh[SEC_SYMTAB].sh_entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-	sh[SEC_SYMTAB].sh_size = gelf_fsize(elf, ELF_T_SYM, o->nr_syms + 1, EV_CURRENT);
-	/* File and memory sizes of a symbol agree for both classes. */
-	symtab = calloc(1, sh[SEC_SYMTAB].sh_size);
-	buf[SEC_SYMTAB] = symtab;
-	sh[SEC_STRTAB].sh_type = SHT_STRTAB;
-	sh[SEC_STRTAB].sh_addralign = 1;
-	sh[SEC_STRTAB].sh_size = strtab_len;
-	buf[SEC_STRTAB] = strtab;
-	sh[SEC_SHSTRTAB].sh_type = SHT_STRTAB;
-	sh[SEC_SHSTRTAB].sh_addralign = 1;
-	sh[SEC_SHSTRTAB].sh_size = sizeof(shstrtab);
-	buf[SEC_SHSTRTAB] = (void *)shstrtab;
-	if (!symtab) {
-		err = -ENOMEM;
-		goto out;
-	}
-	/* Laid out here (ELF_F_LAYOUT), for .text's offset 0. */
-	off = gelf_fsize(elf, ELF_T_EHDR, 1, EV_CURRENT);
-	for (i = SEC_NOTE; i < NR_SECS; i++) {
-		off = align_up(off, sh[i].sh_addralign);
-		sh[i].sh_offset = off;
-		off += sh[i].sh_size;
-	}
-	off = align_up(off, 8);
-
-	for (i = 1; i < NR_SECS; i++) {
-		scn = elf_newscn(elf);
-		d = scn ? elf_newdata(scn) : NULL;
-		if (!d)
-			goto out;
-		d->d_type = type[i];
-		d->d_version = EV_CURRENT;
-		d->d_align = sh[i].sh_addralign;
-		d->d_size = sh[i].sh_size;
-		d->d_buf = buf[i];
-		sh[i].sh_name = (uint32_t)sec_name[i];
-		if (!gelf_update_shdr(scn, &sh[i]))
-			goto out;
-		if (i == SEC_SYMTAB) {
-			size_t j;
-
-			for (j = 0; j <= o->nr_syms; j++)
-				if (!gelf_update_sym(d, (int)j, &syms[j]))
-					goto out;
-		}
-	}
-	if (!gelf_getehdr(elf, &eh))
-		goto out;
-	eh.e_ident[EI_DATA] = o->elf_data;
-	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
-	eh.e_type = ET_REL;
-	eh.e_machine = o->machine;
-	eh.e_version = EV_CURRENT;
-	eh.e_shoff = off;
-	eh.e_shstrndx = SEC_SHSTRTAB;
-	if (!gelf_update_ehdr(elf, &eh))
-		goto out;
-	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
-	err = elf_update(elf, ELF_C_WRITE) < 0 ? -EIO : 0;
-out:
-	elf_end(elf);
-	free(symtab);
-	free(syms);
-	free(strtab);
-	return err;
-}
-
-SECMAP_EXPORT int secmap_perf_maps_write_object(const struct secmap_perf_maps *pm, size_t idx,
-						int fd)
-{
-	int err;
-
-	if (!pm || idx >= pm->nr_objs || fd < 0)
-		return libsecmap_err(-EINVAL);
-	err = write_elf(&pm->objs[idx], fd);
-	return err ? libsecmap_err(err) : 0;
-}
-
-/* mkdir -p of @path's directory part below @top (which exists or is made too). */
-static int make_dirs(char *path, size_t top_len)
-{
-	char *p;
-
-	for (p = path + top_len; (p = strchr(p + 1, '/')); ) {
-		*p = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-			int err = -errno;
-
-			*p = '/';
-			return err;
-		}
-		*p = '/';
-	}
-	return 0;
-}
-
-/* Write @o at @o->path, replacing what was there only once it is whole. */
-static int install_object(const struct secmap_perf_maps *pm, const struct pm_object *o)
-{
-	char sid[2 * PM_BUILD_ID_LEN + 1], *tmp = NULL, *link = NULL, *target = NULL;
-	int fd = -1, err;
-
-	secmap_build_id_str(o->id, sizeof(o->id), sid, sizeof(sid));
-	err = make_dirs(o->path, 0);
-	if (err)
-		return err;
-	if (asprintf(&tmp, "%s.tmp-XXXXXX", o->path) < 0) {
-		tmp = NULL;
-		return -ENOMEM;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	err = write_elf(o, fd);
-	if (!err && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
-		err = -errno;
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	fd = -1;
-	if (!err && rename(tmp, o->path) < 0)
-		err = -errno;
-	if (err)
-		goto out;
-	free(tmp);
-	tmp = NULL;
-	/* .build-id/ab/cdef... -> ../../.secmap/ID/mod.ko, as perf's own links go up two. */
-	if (asprintf(&link, "%s/.build-id/%.2s/%s", pm->dir, sid, sid + 2) < 0 ||
-	    asprintf(&target, "../../%s", o->rel) < 0 ||
-	    asprintf(&tmp, "%s.tmp-%d", link, (int)getpid()) < 0) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = make_dirs(link, strlen(pm->dir));
-	if (!err) {
-		unlink(tmp);
-		if (symlink(target, tmp) < 0 || rename(tmp, link) < 0)
-			err = -errno;
-	}
-out:
-	if (fd >= 0)
-		close(fd);
-	if (err && tmp)
-		unlink(tmp);
-	free(tmp);
-	free(link);
-	free(target);
-	return err;
-}
-
-SECMAP_EXPORT int secmap_perf_maps_install(const struct secmap_perf_maps *pm)
-{
-	size_t i;
-	int err = 0;
-
-	if (!pm)
-		return libsecmap_err(-EINVAL);
-	for (i = 0; !err && i < pm->nr_objs; i++)
-		err = install_object(pm, &pm->objs[i]);
-	return err ? libsecmap_err(err) : 0;
+	return pm->dir;
 }

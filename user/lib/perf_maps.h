@@ -15,6 +15,29 @@
 
 /* Every build-id the objects get is this long, as perf's own (SHA-1 sized). */
 #define PM_BUILD_ID_LEN	20
+#define PM_MODULE_NAME_MAX	55	/* MODULE_NAME_LEN - 1 */
+
+struct pm_sym {
+	uint64_t value, size;	/* in the object's .text */
+	const char *name;	/* the resolver's */
+	bool global;
+};
+
+/* An ELF object for perf: one region of a module build, as laid out in its loads. */
+struct pm_object {
+	uint32_t build;
+	int kind;		/* 0: core text, 1: init text */
+	uint64_t size;		/* of .text: the region */
+	size_t first;		/* the region it is made from, its first */
+	struct pm_sym *syms;	/* sorted by value */
+	size_t nr_syms;
+	uint8_t id[PM_BUILD_ID_LEN];
+	char *dso, *path;
+	const char *rel;	/* in @path: from ".secmap/" on */
+	uint16_t machine;
+	uint8_t elf_class, elf_data;
+	size_t nr_loads;
+};
 
 enum pm_event_kind {
 	PM_UNMAP,	/* a PERF_RECORD_KSYMBOL that unregisters the region */
@@ -41,6 +64,10 @@ const char *libsecmap_perf_maps_module(const struct secmap_perf_maps *maps, uint
 /* Whether @maps replaces perf's maps of the module named @name (@len bytes). */
 bool libsecmap_perf_maps_covers(const struct secmap_perf_maps *maps, const char *name,
 				size_t len);
+
+/* perf_object.c's view of the objects and where they go. */
+struct pm_object *libsecmap_perf_maps_obj(const struct secmap_perf_maps *maps, size_t idx);
+const char *libsecmap_perf_maps_dir(const struct secmap_perf_maps *maps);
 
 /*
  * The module a kernel map's file name names, as perf derives it
