@@ -52,6 +52,7 @@ fi
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 . "$here/../../scripts/tap.sh"
 . "$here/perf_in.sh"
+perf_in_pidns=1
 fm() { python3 "$here/fake_modules.py" "$@"; }
 
 if [ "$(id -u)" -ne 0 ] || ! "$host_perf" record -q -e cpu-clock -a -o "$tmp/probe.data" \
@@ -76,12 +77,13 @@ right() {	# right WHICH V FILE [CACHE]: every module sample on its function
 # Lines of perf's that are not about modules: their rows, symbols, file
 # names, addresses; the data size and the offset of the features after it
 # (the section grew), and the random tip. Columns are as wide as their
-# widest name: spaces are squeezed.
-unmoduled() {
-	# A report entry with its call chain: out whole when it is a module's.
-	awk -v RS= '!(/(^|\n) *(\||---)/ && /secmap_fake|fake_[abc]_|ffffffffc1[0-3]/) { print; print "" }' |
-		grep -v -E 'secmap_fake|fake_[abc]_|\.secmap/|\[secmap\]|ffffffffc1[0-3]|# data size|# feat offset|^# \(Tip:|^# ?$|^# \.\.\.' |
-		sed -E 's/^ *[0-9.]+%//' | tr -s ' ' | grep -v '^ *$'
+# widest name: spaces are squeezed. perf 7 runs chrooted in sid's root,
+# where the user binaries are not those this host ran: their symbols come
+# out as they may, and its user lines are left out.
+unmoduled() {	# unmoduled WHICH
+	grep -v -E 'secmap_fake|fake_[abc]_|\.secmap/|\[secmap\]|ffffffffc1[0-3]|# data size|# feat offset|^# \(Tip:|^# ?$|^# \.\.\.' |
+		sed -E 's/^ *[0-9.]+%//' | tr -s ' ' | grep -v '^ *$' |
+		if [ "$1" = sid ]; then grep -v -E '\[\.\]| [0-7][0-9a-f]{0,15} .*\(/'; else cat; fi
 }
 same_unmoduled() {	# same_unmoduled WHICH V ARGS...: perf ARGS the same on fab and inj
 	local which=$1 v=$2 f
@@ -90,7 +92,7 @@ same_unmoduled() {	# same_unmoduled WHICH V ARGS...: perf ARGS the same on fab a
 	for f in fab inj; do
 		perf_in "$which" --buildid-dir "$(cache_of "$which" "$v")" "$@" -i "$v/$f.data" \
 			>"$v/$f.view" 2>/dev/null || { echo "# perf $*: exit $? on $f.data"; return 1; }
-		unmoduled <"$v/$f.view" | sort >"$v/$f.view.sorted"
+		unmoduled "$which" <"$v/$f.view" | sort >"$v/$f.view.sorted"
 	done
 	diff "$v/fab.view.sorted" "$v/inj.view.sorted" >"$v/view.diff" && return
 	sed 's/^/# /' "$v/view.diff" | head -10
@@ -238,7 +240,11 @@ variant() {
 
 	shift 4
 	mkdir -p "$v"
+	# perf 6.1 record has been seen to fail an assertion in its build-id
+	# pass at the end (util/build-id.c:1010): not ours; once more then.
 	if ! perf_in "$rec" record -q -o "$v/base.data" -F 999 -a "$@" -- sleep 0.3 \
+		>/dev/null 2>"$v/record.err" &&
+		! perf_in "$rec" record -q -o "$v/base.data" -F 999 -a "$@" -- sleep 0.3 \
 		>/dev/null 2>"$v/record.err"; then
 		not_ok "$v: perf record $*: $(head -c 200 "$v/record.err")"
 		return
@@ -275,9 +281,11 @@ sys.exit(not ok)' \
 		check "$v: $which perf script: every module sample on its function" \
 			right "$which" "$v" "$v/inj.data"
 		check "$v: $which perf report --sort dso,sym: the same but module rows" \
-			same_unmoduled "$which" "$v" report --stdio --sort dso,sym
+			same_unmoduled "$which" "$v" report --stdio --sort dso,sym -g none --no-children
+		check "$v: $which perf report --stdio (call graphs, if any) runs" runs "$which" "$v" \
+			report --stdio -i "$v/inj.data"
 		check "$v: $which perf report --header: the same but module rows and data size" \
-			same_unmoduled "$which" "$v" report --stdio --header
+			same_unmoduled "$which" "$v" report --stdio --header -g none --no-children
 		check "$v: $which perf script -F comm,tid,cpu,time,event,ip,sym,dso: the same but modules" \
 			same_unmoduled "$which" "$v" script -F comm,tid,cpu,time,event,ip,sym,dso --ns
 		check "$v: $which perf report -D: the same records but perf's map, secmap's 11 in" \
