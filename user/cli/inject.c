@@ -412,9 +412,12 @@ static int probe_input(const struct inject_args *args, const char *out_path)
 	return SECMAP_EXIT_OK;
 }
 
-/* The recording's resolver, with the .ko files of its modules; an exit code. */
+/*
+ * The recording's resolver, with the .ko files of its modules; an exit code.
+ * *@mismatch: a .ko of another build-id was refused (and said so).
+ */
 static int open_resolver(const struct inject_args *args, const void *buf, size_t len,
-			 struct secmap_resolver **res)
+			 struct secmap_resolver **res, bool *mismatch)
 {
 	struct secmap_ko_search search = { .paths = args->paths };
 	struct secmap_resolver_opts opts = { .search = &search, .force = args->force };
@@ -437,8 +440,12 @@ static int open_resolver(const struct inject_args *args, const void *buf, size_t
 		*res = NULL;
 		return recording_exit_code(err);
 	}
-	/* A refused .ko is no reason to stop: its module keeps perf's own map. */
-	resolver_warn_modules(&warn, *res, "its samples keep perf's own map");
+	/*
+	 * A refused .ko is no reason to stop: its module keeps perf's own map,
+	 * and the exit status says so at the end, as secmap report's does.
+	 */
+	*mismatch = resolver_warn_modules(&warn, *res, "its samples keep perf's own map") ==
+		    SECMAP_EXIT_KO_MISMATCH;
 	return SECMAP_EXIT_OK;
 }
 
@@ -474,6 +481,7 @@ int inject_recording(const struct inject_args *args)
 	struct secmap_resolver *res = NULL;
 	struct secmap_perf_maps *maps = NULL;
 	struct inject_args a = *args;
+	bool mismatch = false;
 	struct stat st;
 	void *buf = NULL;
 	size_t len = 0;
@@ -493,7 +501,7 @@ int inject_recording(const struct inject_args *args)
 	if (!ret && a.maps)
 		ret = probe_input(&a, out_path);
 	if (!ret && a.maps)
-		ret = open_resolver(&a, buf, len, &res);
+		ret = open_resolver(&a, buf, len, &res, &mismatch);
 	if (!ret && a.maps)
 		ret = make_perf_maps(&a, res, &maps);
 	if (ret)
@@ -507,6 +515,8 @@ int inject_recording(const struct inject_args *args)
 	if (!ret && maps && secmap_perf_maps_nr_skipped(maps) && !args->quiet)
 		fprintf(stderr, "Warning: %zu module loads without their .ko keep perf's own maps "
 			"(--ko-path)\n", secmap_perf_maps_nr_skipped(maps));
+	if (!ret && mismatch)
+		ret = SECMAP_EXIT_KO_MISMATCH;
 out:
 	secmap_perf_maps_free(maps);
 	secmap_resolver_free(res);

@@ -149,8 +149,13 @@ int resolver_warn_modules(const struct resolver_args *args, const struct secmap_
 			continue;
 		bid = mod.build_id_len ? build_id_text(mod.build_id, mod.build_id_len) : NULL;
 		if (mod.err == -ESTALE) {
-			p_err("the .ko found for %s has another build-id than the recorded %s; "
-			      "--force uses it anyway", text_safe(mod.name), bid ? bid : "(none)");
+			/*
+			 * The command goes on and prints its output: in JSON mode
+			 * an error object beside it would make two documents.
+			 */
+			fprintf(stderr, "%s: the .ko found for %s has another build-id than the "
+				"recorded %s; --force uses it anyway\n", json_output ? "Warning" :
+				"Error", text_safe(mod.name), bid ? bid : "(none)");
 			ret = SECMAP_EXIT_KO_MISMATCH;
 		} else if (!args->quiet) {
 			fprintf(stderr, "Warning: %s (build-id %s): %s; %s\n", text_safe(mod.name),

@@ -331,6 +331,33 @@ if $have_sid; then
 	variant sid-z sid sid-plain -- -z
 fi
 
+# A .ko of another build-id (the same code, ld's --build-id=0x...): not used
+# (6), its module keeps perf's own map; --force uses it.
+v=host-plain
+if [ -s "$v/fab.data" ]; then
+	mkdir -p kos-other
+	cp kos/secmap_fake_b.ko kos/secmap_fake_c.ko kos-other/
+	ld -r --build-id=0x5ec3a9000000000000000000000000000000aaaa -o kos-other/secmap_fake_a.ko \
+		kos/secmap_fake_a.o
+	"$secmap" -j inject -i "$v/fab.data" -m "$v/rec.data" -o "$v/other.data" --ko-path kos-other \
+		--buildid-dir "$tmp/$v/debug-other" >"$v/other.json" 2>"$v/other.err"
+	st=$?
+	check "a .ko of another build-id: exit 6, said so, the file written without its maps" \
+		python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["perf_maps"]
+ok = (sys.argv[3] == "6" and "another build-id" in open(sys.argv[2]).read() and
+      m["perf_maps_removed"] == 0 and m["maps"] == 6 and m["loads_without_ko"] == 1)
+ok or print("#", sys.argv[3], m, open(sys.argv[2]).read())
+sys.exit(not ok)' "$v/other.json" "$v/other.err" $st
+	"$secmap" inject -i "$v/fab.data" -m "$v/rec.data" -o "$v/other.data" --ko-path kos-other \
+		--buildid-dir "$tmp/$v/debug" --force 2>/dev/null
+	check "--force: that .ko used, every module sample right" sh -c '
+		[ "$1" -eq 0 ]' sh $?
+	check "--force: host perf script names every module sample right" \
+		right host "$v" "$v/other.data"
+fi
+
 # Damaged input: an error, or a file that strips back to it.
 for v in host-plain host-z; do
 	[ -n "$rewrite_check" ] && [ -s "$v/fab.data" ] || continue
