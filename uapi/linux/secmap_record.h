@@ -49,8 +49,9 @@
  * section and ignores what follows), found from this trailer, the last
  * @size bytes of the file. A reader reads the last 16 bytes (@major,
  * @minor, @size, @magic), then the whole trailer. @fingerprint ties it to
- * the perf.data it was written for: any change to the first @perf_size
- * bytes (a tool rewriting the file and keeping the tail) makes it stale.
+ * the file it was written for: it covers every byte before it (perf's
+ * part, the recording, the undo log and the fields above), so any change
+ * (a tool rewriting the file and keeping the tail, damage) makes it stale.
  * Offsets are from the start of the file; every part lies between
  * @perf_size and the trailer, 8-byte aligned.
  */
@@ -64,7 +65,7 @@ struct secmap_perf_trailer {
 	__u64 recording_size;
 	__u64 undo_offset;	/* struct secmap_perf_undo: the file perf wrote */
 	__u64 undo_size;	/* 0: none (the perf.data was not changed) */
-	__u64 fingerprint[2];	/* XXH3-128 of the first @perf_size bytes: low, high */
+	__u64 fingerprint[2];	/* XXH3-128 of every byte before it: low, high */
 	__u16 major;		/* SECMAP_PERF_TRAILER_MAJOR */
 	__u16 minor;
 	__u32 size;		/* sizeof(struct secmap_perf_trailer): the trailer's start */
@@ -94,7 +95,7 @@ struct secmap_perf_undo {
 	__u64 data_offset;	/* where perf's data section starts */
 	__u64 data_size;	/* perf's data section */
 	__u64 tail_size;	/* perf's bytes after it: feature table and sections */
-	__u64 data_hash[2];	/* XXH3-128 of perf's data section: low, high */
+	__u64 perf_hash[2];	/* XXH3-128 of perf's file as perf wrote it: low, high */
 };
 
 struct secmap_perf_undo_edit {

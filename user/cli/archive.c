@@ -114,7 +114,8 @@ static int read_recording(const char *path, struct archive_job *job)
 		switch (rec.type) {
 		case SECMAP_REC_KERNEL:
 			snprintf(job->release, sizeof(job->release), "%s", rec.release);
-			if (rec.build_id_len <= sizeof(job->kernel_id)) {
+			/* A kernel of unknown build-id has none to copy (NULL). */
+			if (rec.build_id_len && rec.build_id_len <= sizeof(job->kernel_id)) {
 				memcpy(job->kernel_id, rec.build_id, rec.build_id_len);
 				job->kernel_id_len = rec.build_id_len;
 			}

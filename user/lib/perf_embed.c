@@ -7,16 +7,16 @@
  * very end that says where it is (struct secmap_perf_trailer): every perf
  * subcommand reads up to the last feature section and ignores the rest,
  * and no feature bit is set that `perf inject` would trip on. The trailer
- * carries a hash of everything before the recording, so a file that a tool
- * rewrote while keeping its end is told apart from one whose recording
- * still belongs to it.
+ * carries a hash of every byte before it, so a file that a tool rewrote
+ * while keeping its end, or that was damaged, is told apart from one whose
+ * recording still belongs to it.
  *
  * With perf-native module maps (perf_rewrite.c) the data section and the
  * build-id table change too; an undo log after the recording (struct
  * secmap_perf_undo) keeps what it takes to give perf's file back byte for
  * byte: the bytes before the data (header, attrs, ids), those after it
  * (feature table and sections), and each edit of the data with perf's
- * records it took out.
+ * records it took out; and a hash of perf's file, to check what it gives.
  *
  * Injecting into a file that holds a recording already first gives back
  * the file perf wrote (into an unnamed temporary file), then injects into
@@ -35,6 +35,8 @@
 #include "perf_rewrite.h"
 
 #define TRAILER_SIZE	sizeof(struct secmap_perf_trailer)
+/* The fingerprint is of everything before it: up to its offset in the trailer. */
+#define TRAILER_HASHED	offsetof(struct secmap_perf_trailer, fingerprint)
 #define UNDO_SIZE	sizeof(struct secmap_perf_undo)
 #define EDIT_SIZE	sizeof(struct secmap_perf_undo_edit)
 #define HASH_BUF	(1 << 20)
@@ -49,6 +51,7 @@ enum embed_kind { EMBED_NONE, EMBED_TRAILER, EMBED_FEATURE };
 /* What a perf.data holds of secmap. */
 struct embedded {
 	enum embed_kind kind;
+	uint64_t trailer_at;		/* where the trailer starts */
 	uint64_t perf_size;		/* perf's part of the file */
 	uint64_t rec_offset, rec_size;
 	uint64_t undo_offset, undo_size;
@@ -128,6 +131,7 @@ static int read_trailer(int fd, uint64_t size, struct embedded *e, uint64_t hash
 	if (err)
 		return err;
 	end = size - tsize;
+	e->trailer_at = end;
 	e->perf_size = get64(t);
 	e->rec_offset = get64(t + 8);
 	e->rec_size = get64(t + 16);
@@ -161,7 +165,7 @@ static bool has_our_maps(int fd, const struct libsecmap_perf_file *pf)
 		end = pos + SCAN_MAX;
 	while (!found && pos + 8 <= end) {
 		/* Keep a whole record (at most 64 KiB) in the buffer. */
-		if (pos < at || pos + 65536 > at + have) {
+		if (pos < at || (pos + 65536 > at + have && at + have < end)) {
 			at = pos;
 			have = end - pos < window ? (size_t)(end - pos) : window;
 			if (libsecmap_pread_all(fd, buf, have, at))
@@ -177,8 +181,11 @@ static bool has_our_maps(int fd, const struct libsecmap_perf_file *pf)
 		else if (get32(p) == REC_KSYMBOL && size >= 24 + plen)
 			found = !memcmp(p + 24, SECMAP_PERF_KSYM_PREFIX, plen);
 		pos += size;
-		if (get32(p) == REC_AUXTRACE && size >= 16)
+		if (get32(p) == REC_AUXTRACE && size >= 16) {
+			if (get64(p + 8) > end - pos)
+				break;
 			pos += get64(p + 8);
+		}
 	}
 	free(buf);
 	return found;
@@ -198,7 +205,7 @@ static int find_embedded(int fd, const struct libsecmap_perf_file *pf, struct em
 	memset(e, 0, sizeof(*e));
 	err = read_trailer(fd, pf->file_size, e, want);
 	if (!err) {
-		err = libsecmap_hash_range(fd, 0, e->perf_size, got);
+		err = libsecmap_hash_range(fd, 0, e->trailer_at + TRAILER_HASHED, got);
 		if (!err && (got[0] != want[0] || got[1] != want[1]))
 			err = -ESTALE;
 		return err;
@@ -315,7 +322,7 @@ static int undo_data(struct libsecmap_copier *c, const struct libsecmap_perf_fil
 		     const struct embedded *e, const struct undo *u)
 {
 	uint64_t end = e->undo_offset + e->undo_size, at = u->edits_at, cur = 0, out = u->data_offset;
-	uint64_t size = pf->data.size, hash[2];
+	uint64_t size = pf->data.size;
 	uint8_t ed[EDIT_SIZE];
 	uint64_t i, off, ins, rem;
 	int err;
@@ -346,12 +353,7 @@ static int undo_data(struct libsecmap_copier *c, const struct libsecmap_perf_fil
 	}
 	if (size - cur != u->data_size - (out - u->data_offset))
 		return -EBADMSG;
-	err = libsecmap_copy_range(c, pf->data.offset + cur, out, size - cur);
-	if (!err)
-		err = libsecmap_hash_range(c->out, u->data_offset, u->data_size, hash);
-	if (!err && (hash[0] != u->hash[0] || hash[1] != u->hash[1]))
-		err = -EBADMSG;
-	return err;
+	return libsecmap_copy_range(c, pf->data.offset + cur, out, size - cur);
 }
 
 /* Write the file perf wrote, from @c->in (parsed into @pf, holding @e), to @c->out. */
@@ -360,7 +362,7 @@ static int restore(struct libsecmap_copier *c, struct libsecmap_perf_file *pf,
 {
 	struct libsecmap_feat_override drop = { .bit = SECMAP_PERF_FEATURE_BIT, .remove = true };
 	uint8_t header[LIBSECMAP_PERF_HEADER_SIZE];
-	uint64_t end;
+	uint64_t end, hash[2];
 	struct undo u;
 	int err;
 
@@ -385,6 +387,12 @@ static int restore(struct libsecmap_copier *c, struct libsecmap_perf_file *pf,
 		err = undo_data(c, pf, e, &u);
 	if (!err)
 		err = libsecmap_copy_range(c, u.tail_at, u.data_offset + u.data_size, u.tail_size);
+	/* What it gave is what perf wrote, or it is of no use. */
+	if (!err)
+		err = libsecmap_hash_range(c->out, 0, u.data_offset + u.data_size + u.tail_size,
+					   hash);
+	if (!err && (hash[0] != u.hash[0] || hash[1] != u.hash[1]))
+		err = -EBADMSG;
 	return err;
 }
 
@@ -461,7 +469,7 @@ static int write_undo(struct libsecmap_copier *c, const struct libsecmap_perf_fi
 	size_t i;
 	int err;
 
-	err = libsecmap_hash_range(c->in, pf->data.offset, pf->data.size, hash);
+	err = libsecmap_hash_range(c->in, 0, pf->file_size, hash);
 	if (err)
 		return err;
 	memcpy(h, SECMAP_PERF_UNDO_MAGIC, 8);
@@ -512,8 +520,6 @@ static int append_embedding(struct libsecmap_copier *c, const struct libsecmap_p
 		err = libsecmap_pwrite_all(c->out, pad, align8(len) - len, rec_at + len);
 	if (!err && rw)
 		err = write_undo(c, pf, rw, undo_at, &end);
-	if (!err)
-		err = libsecmap_hash_range(c->out, 0, perf_size, hash);
 	if (err)
 		return err;
 	put64(t, perf_size);
@@ -521,6 +527,12 @@ static int append_embedding(struct libsecmap_copier *c, const struct libsecmap_p
 	put64(t + 16, len);
 	put64(t + 24, rw ? undo_at : 0);
 	put64(t + 32, end - undo_at);
+	/* The fingerprint covers every byte before it, the trailer's own fields too. */
+	err = libsecmap_pwrite_all(c->out, t, TRAILER_HASHED, end);
+	if (!err)
+		err = libsecmap_hash_range(c->out, 0, end + TRAILER_HASHED, hash);
+	if (err)
+		return err;
 	put64(t + 40, hash[0]);
 	put64(t + 48, hash[1]);
 	t[56] = SECMAP_PERF_TRAILER_MAJOR;	/* u16 major, u16 minor (0), le */

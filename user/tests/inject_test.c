@@ -269,17 +269,18 @@ static size_t align8(size_t v)
 
 /*
  * Check @out against @perf (perf's file) with @rec injected: perf's bytes as
- * they are, then the recording, then the trailer, with the hash of perf's
- * bytes computed here.
+ * they are, then the recording, then the trailer, with the hash of every
+ * byte before its fingerprint computed here.
  */
 static void check_injected(struct __test_metadata *_metadata, const struct bytes *perf,
 			   const struct bytes *out, const struct bytes *rec)
 {
 	size_t rec_at = align8(perf->len), t_at = rec_at + align8(rec->len);
-	XXH128_hash_t h = XXH3_128bits(perf->p, perf->len);
+	XXH128_hash_t h;
 	const uint8_t *t;
 
 	ASSERT_EQ(t_at + TRAILER_LEN, out->len);
+	h = XXH3_128bits(out->p, t_at + 40);
 	EXPECT_EQ(0, memcmp(perf->p, out->p, perf->len));
 	EXPECT_EQ(0, memcmp(rec->p, out->p + rec_at, rec->len));
 	t = out->p + t_at;
@@ -478,8 +479,17 @@ TEST_F(inject, stale_trailer)
 	EXPECT_EQ(-ESTALE, secmap_perf_strip(self->out, self->in));
 	after = get_file(self->in);
 	EXPECT_TRUE(same(&in, &after));
-	/* The trailer cut off (perf inject drops what follows perf's part): none. */
+	/* A byte of the recording, of the trailer's own fields: stale too. */
 	out.p[HDR_SIZE + 40] ^= 1;
+	out.p[in.len + 9] ^= 1;
+	ASSERT_EQ(0, put_file(self->out, &out));
+	EXPECT_EQ(-ESTALE, secmap_perf_read_recording(self->out, &data, &len));
+	out.p[in.len + 9] ^= 1;
+	out.p[out.len - TRAILER_LEN] ^= 1;	/* perf_size */
+	ASSERT_EQ(0, put_file(self->out, &out));
+	EXPECT_EQ(-ESTALE, secmap_perf_read_recording(self->out, &data, &len));
+	out.p[out.len - TRAILER_LEN] ^= 1;
+	/* The trailer cut off (perf inject drops what follows perf's part): none. */
 	out.len -= 1;
 	ASSERT_EQ(0, put_file(self->out, &out));
 	EXPECT_EQ(-ENODATA, secmap_perf_read_recording(self->out, &data, &len));

@@ -6,8 +6,11 @@
  * through its data, and with bytes changed at random. Each time: 0 or a
  * negative errno, the input as it was, no file left behind; and a file
  * written reads back the recording and strips back to its input, byte for
- * byte (so no record was lost or changed on the way). Under ASan and UBSan
- * in the sanitize build. tests/perf_maps_test.sh runs it on its files.
+ * byte (so no record was lost or changed on the way). Then the same with
+ * bytes changed after perf's part of an injected file, in the recording,
+ * undo log and trailer, which the trailer's hash does not cover: strip
+ * and inject fail, or give back perf's file byte for byte. Under ASan and
+ * UBSan in the sanitize build. tests/perf_maps_test.sh runs it on its files.
  *
  *   rewrite_check PERF_DATA RECORDING KO_DIR [CHANGES]
  *
@@ -119,14 +122,6 @@ out:
 		printf("# %s: %s\n", what, bad);
 }
 
-static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
 static uint64_t le64(const unsigned char *p)
 {
 	uint64_t v = 0;
@@ -136,6 +131,79 @@ static uint64_t le64(const unsigned char *p)
 		v = v << 8 | p[i];
 	return v;
 }
+/*
+ * Bytes changed in what an inject appended: strip, and inject again (which
+ * strips first), each fail or give back perf's file @perf exactly.
+ */
+static int changed_tail(const struct bytes *perf, size_t changes)
+{
+	struct secmap_perf_inject_opts opts = { .sz = sizeof(opts), .maps = maps };
+	struct bytes inj = { 0 };
+	unsigned char *copy;
+	uint64_t perf_size;
+	size_t i, at, data_len;
+	void *data = NULL;
+	char what[64];
+	bool gone;
+	int err;
+
+	if (store(in_path, perf->p, perf->len) ||
+	    secmap_perf_inject_ext(in_path, out_path, rec.p, rec.len, &opts, NULL) ||
+	    load(out_path, &inj) || inj.len < perf->len + 72) {
+		printf("# cannot inject the unchanged file\n");
+		failures++;
+		return -1;
+	}
+	unlink(out_path);
+	perf_size = le64(inj.p + inj.len - 72);
+	copy = malloc(inj.len);
+	srand(25);
+	for (i = 0; copy && perf_size < inj.len && i < changes; i++) {
+		at = (size_t)(perf_size + (uint64_t)rand() % (inj.len - perf_size));
+		memcpy(copy, inj.p, inj.len);
+		copy[at] ^= (unsigned char)(1 + rand() % 255);
+		snprintf(what, sizeof(what), "injected file, byte %zu changed", at);
+		if (store(in_path, copy, inj.len))
+			break;
+		err = secmap_perf_strip(in_path, back_path);
+		if (err > 0 || (!err && !same_file(back_path, perf->p, perf->len))) {
+			if (failures++ < 5)
+				printf("# %s: strip gives something else than perf's file\n", what);
+		}
+		unlink(back_path);
+		/*
+		 * A trailer no longer found (its magic changed) leaves a file
+		 * like one perf inject rewrote: secmap's maps without the
+		 * recording (-ENOLINK). Injecting into it is allowed, but what
+		 * perf wrote is gone with the undo log.
+		 */
+		gone = secmap_perf_read_recording(in_path, &data, &data_len) == -ENOLINK;
+		free(data);
+		data = NULL;
+		err = secmap_perf_inject_ext(in_path, out_path, rec.p, rec.len, &opts, NULL);
+		if (!err && !gone && (secmap_perf_strip(out_path, back_path) ||
+				      !same_file(back_path, perf->p, perf->len))) {
+			if (failures++ < 5)
+				printf("# %s: inject again does not start from perf's file\n", what);
+		}
+		unlink(back_path);
+		unlink(out_path);
+		if (entries() != 1 && failures++ < 5)
+			printf("# %s: a file left behind\n", what);
+	}
+	free(copy);
+	free(inj.p);
+	return failures ? -1 : 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(path);
+}
+
 
 int main(int argc, char **argv)
 {
@@ -222,7 +290,11 @@ int main(int argc, char **argv)
 	printf("%s 2 - %zu changed bytes: an error or a file that strips back\n",
 	       failures ? "not ok" : "ok", changes);
 	ret |= failures ? 1 : 0;
-	printf("1..2\n");
+	failures = 0;
+	ret |= changed_tail(&perf, changes) ? 1 : 0;
+	printf("%s 3 - %zu changed bytes after perf's part of an injected file: an error, or "
+	       "perf's file back\n", failures ? "not ok" : "ok", changes);
+	printf("1..3\n");
 out:
 	secmap_perf_maps_free(pm);
 	secmap_resolver_free(res);
