@@ -17,7 +17,7 @@ static const struct cmd cmds[] = {
 	{ "record", do_record, "record module section maps while a command (perf record) runs" },
 	{ "show", do_show, "print the records of a recording" },
 	{ "archive", do_archive, "pack the .ko files a recording needs, by build-id" },
-	{ "inject", do_inject, "embed a secmap recording into a perf.data file" },
+	{ "inject", do_inject, "make a perf.data right for stock perf, and embed the recording" },
 	{ "report", do_report, "perf report's table with module samples on the right function" },
 	{ "script", do_script, "the samples as perf script prints them, module frames corrected" },
 	{ "resolve", do_resolve, "name the module, section and symbol of addresses at a time" },
