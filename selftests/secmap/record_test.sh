@@ -92,11 +92,13 @@ mkdir -p "/lib/modules/$(uname -r)/extra"
 cp "$mods/secmap_test_burn.ko" "/lib/modules/$(uname -r)/extra/"
 perf script -i "$tmp/stock.data" -F event,time,trace --ns 2>/dev/null |
 	grep -E 'module_(load|free)' >"$out/modev.txt"
-# Module samples only (the module area is above the kernel's image): the
-# serial port is slow. -G: the sample's own address, not its call chain.
+# Module samples only, or nearly (the module area starts at
+# 0xffffffffa0000000, 0xffffffffc0000000 under KASLR, above the kernel's
+# image; a KASLR image may reach past 0xffffffffa0000000 too): the serial
+# port is slow. -G: the sample's own address, not its call chain.
 module_samples() {
 	perf script -i "$1" -F event,time,ip,sym --ns -G 2>/dev/null |
-		grep -E 'cpu-clock: +ffffffff[c-f]' >"$2"
+		grep -E 'cpu-clock: +ffffffff[a-f]' >"$2"
 }
 module_samples "$tmp/stock.data" "$out/perf-mod.txt"
 module_samples "$tmp/perf.data" "$out/perf-inj.txt"

@@ -225,6 +225,33 @@ struct archive_result {
 	int exit;
 };
 
+/*
+ * An unnamed file to write an object into and read it back: a memfd, else
+ * (kernels without memfd_create) an unnamed file in $TMPDIR or /tmp.
+ */
+static int scratch_fd(void)
+{
+	const char *dir = getenv("TMPDIR") ?: "/tmp";
+	char *tmp;
+	int fd;
+
+	fd = memfd_create("secmap-object", MFD_CLOEXEC);
+	if (fd >= 0 || errno != ENOSYS)
+		return fd < 0 ? -errno : fd;
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	if (asprintf(&tmp, "%s/.secmap-object-XXXXXX", dir) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(tmp);
+	else
+		fd = -errno;
+	free(tmp);
+	return fd;
+}
+
 /* An object of @maps, whole, into @a, with its .build-id link. */
 static int put_object(struct archive *a, const struct secmap_perf_maps *maps, size_t idx)
 {
@@ -239,9 +266,9 @@ static int put_object(struct archive *a, const struct secmap_perf_maps *maps, si
 		return err;
 	secmap_build_id_str(obj.build_id, obj.build_id_len, sid, sizeof(sid));
 	snprintf(link, sizeof(link), ".build-id/%.2s/%s", sid, sid + 2);
-	fd = memfd_create("secmap-object", MFD_CLOEXEC);
+	fd = scratch_fd();
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = secmap_perf_maps_write_object(maps, idx, fd);
 	if (!err && fstat(fd, &st) < 0)
 		err = -errno;
