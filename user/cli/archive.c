@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -225,67 +224,31 @@ struct archive_result {
 	int exit;
 };
 
-/*
- * An unnamed file to write an object into and read it back: a memfd, else
- * (kernels without memfd_create) an unnamed file in $TMPDIR or /tmp.
- */
-static int scratch_fd(void)
-{
-	const char *dir = getenv("TMPDIR") ?: "/tmp";
-	char *tmp;
-	int fd;
-
-	fd = memfd_create("secmap-object", MFD_CLOEXEC);
-	if (fd >= 0 || errno != ENOSYS)
-		return fd < 0 ? -errno : fd;
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		return fd;
-	if (asprintf(&tmp, "%s/.secmap-object-XXXXXX", dir) < 0)
-		return -ENOMEM;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(tmp);
-	else
-		fd = -errno;
-	free(tmp);
-	return fd;
-}
-
 /* An object of @maps, whole, into @a, with its .build-id link. */
 static int put_object(struct archive *a, const struct secmap_perf_maps *maps, size_t idx)
 {
 	char sid[SECMAP_BUILD_ID_STR_SIZE], link[32 + SECMAP_BUILD_ID_STR_SIZE], *target = NULL;
 	struct secmap_perf_maps_object obj;
-	uint8_t *buf = NULL;
-	struct stat st;
-	int fd, err;
+	void *image = NULL;
+	size_t len;
+	int err;
 
 	err = secmap_perf_maps_object(maps, idx, &obj);
+	if (!err)
+		err = secmap_perf_maps_object_image(maps, idx, &image, &len);
 	if (err)
 		return err;
 	secmap_build_id_str(obj.build_id, obj.build_id_len, sid, sizeof(sid));
 	snprintf(link, sizeof(link), ".build-id/%.2s/%s", sid, sid + 2);
-	fd = scratch_fd();
-	if (fd < 0)
-		return fd;
-	err = secmap_perf_maps_write_object(maps, idx, fd);
-	if (!err && fstat(fd, &st) < 0)
-		err = -errno;
-	if (!err && !(buf = malloc(st.st_size ? (size_t)st.st_size : 1)))
-		err = -ENOMEM;
-	if (!err && pread(fd, buf, (size_t)st.st_size, 0) != st.st_size)
-		err = -EIO;
-	if (!err && asprintf(&target, "../../%s", obj.cache_path) < 0) {
+	if (asprintf(&target, "../../%s", obj.cache_path) < 0) {
 		target = NULL;
 		err = -ENOMEM;
 	}
-	if (!err && put_entry(a, obj.cache_path, AE_IFREG, buf, (size_t)st.st_size, NULL))
+	if (!err && put_entry(a, obj.cache_path, AE_IFREG, image, len, NULL))
 		err = -EIO;
 	if (!err)
 		err = put_entry(a, link, AE_IFLNK, NULL, 0, target);
-	close(fd);
-	free(buf);
+	free(image);
 	free(target);
 	return err;
 }

@@ -554,6 +554,9 @@ int secmap_perf_maps_object(const struct secmap_perf_maps *maps, size_t idx,
 size_t secmap_perf_maps_nr_skipped(const struct secmap_perf_maps *maps);
 /* The ELF object @idx, written to @fd from its current offset. */
 int secmap_perf_maps_write_object(const struct secmap_perf_maps *maps, size_t idx, int fd);
+/* The same, in a malloc()ed buffer. */
+int secmap_perf_maps_object_image(const struct secmap_perf_maps *maps, size_t idx, void **image,
+				  size_t *len);
 /*
  * Every object into the build-id cache: buildid_dir/.secmap/ID/mod.ko, and
  * the link .build-id/ab/cdef... to it, each replaced whole.

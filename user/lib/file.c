@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,4 +58,31 @@ FILE *libsecmap_fopen_regular(const char *path)
 		errno = err;
 	}
 	return f;
+}
+
+int libsecmap_scratch_file(const char *dir)
+{
+	char *tmp;
+	int fd;
+
+	if (!dir) {
+		/* Anywhere: a memfd, where the kernel has memfd_create. */
+		fd = memfd_create("secmap-scratch", MFD_CLOEXEC);
+		if (fd >= 0 || errno != ENOSYS)
+			return fd < 0 ? -errno : fd;
+		dir = getenv("TMPDIR") ?: "/tmp";
+	}
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd < 0 ? -errno : fd;
+	/* A file system without O_TMPFILE: a name, gone at once. */
+	if (asprintf(&tmp, "%s/.secmap-scratch-XXXXXX", dir) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(tmp);
+	else
+		fd = -errno;
+	free(tmp);
+	return fd;
 }

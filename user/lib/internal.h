@@ -166,6 +166,12 @@ struct stat;
 int libsecmap_open_regular_stat(const char *path, struct stat *st);
 /* The same as a FILE (close-on-exec); NULL with errno set. */
 FILE *libsecmap_fopen_regular(const char *path);
+/*
+ * An unnamed file to write and read back, gone when closed: in @dir (on
+ * the file system of what it will be copied to), or anywhere for NULL. An
+ * fd, or -errno.
+ */
+int libsecmap_scratch_file(const char *dir);
 
 struct secmap_snapshot *libsecmap_snapshot_new(void);
 /*

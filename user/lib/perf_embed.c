@@ -396,26 +396,6 @@ static int restore(struct libsecmap_copier *c, struct libsecmap_perf_file *pf,
 	return err;
 }
 
-/* An unnamed file beside @dir's others, for the file perf wrote on the way. */
-static int scratch_file(const char *dir)
-{
-	char *tmp;
-	int fd;
-
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
-		return fd < 0 ? -errno : fd;
-	if (asprintf(&tmp, "%s/.secmap-scratch-XXXXXX", dir) < 0)
-		return -ENOMEM;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(tmp);
-	else
-		fd = -errno;
-	free(tmp);
-	return fd;
-}
-
 /*
  * Open @in_path, parse it into @pf, and if it holds secmap's work already,
  * swap it for the file perf wrote (in a scratch file in @dir): the fd of
@@ -437,7 +417,7 @@ static int open_original(const char *in_path, const char *dir, struct libsecmap_
 		err = find_embedded(c.in, pf, &e);
 	if (err || e.kind == EMBED_NONE)
 		goto out;
-	c.out = scratch_file(dir);
+	c.out = libsecmap_scratch_file(dir);
 	if (c.out < 0) {
 		err = c.out;
 		goto out;

@@ -224,6 +224,37 @@ SECMAP_EXPORT int secmap_perf_maps_write_object(const struct secmap_perf_maps *p
 	return err ? libsecmap_err(err) : 0;
 }
 
+SECMAP_EXPORT int secmap_perf_maps_object_image(const struct secmap_perf_maps *pm, size_t idx,
+						void **image, size_t *len)
+{
+	struct stat st;
+	uint8_t *buf = NULL;
+	int fd, err;
+
+	if (!pm || idx >= secmap_perf_maps_nr_objects(pm) || !image || !len)
+		return libsecmap_err(-EINVAL);
+	*image = NULL;
+	*len = 0;
+	fd = libsecmap_scratch_file(NULL);
+	if (fd < 0)
+		return libsecmap_err(fd);
+	err = write_elf(libsecmap_perf_maps_obj(pm, idx), fd);
+	if (!err && fstat(fd, &st) < 0)
+		err = -errno;
+	if (!err && !(buf = malloc(st.st_size ? (size_t)st.st_size : 1)))
+		err = -ENOMEM;
+	if (!err)
+		err = libsecmap_pread_all(fd, buf, (size_t)st.st_size, 0);
+	close(fd);
+	if (err) {
+		free(buf);
+		return libsecmap_err(err);
+	}
+	*image = buf;
+	*len = (size_t)st.st_size;
+	return 0;
+}
+
 /* mkdir -p of @path's directory part below @top (which exists or is made too). */
 static int make_dirs(char *path, size_t top_len)
 {
