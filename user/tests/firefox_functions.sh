@@ -17,7 +17,17 @@ max=${3:-8}
 session=secmap-test-$$
 
 trap 'node "$cli" stop "$session" >/dev/null 2>&1 || :' EXIT
-node "$cli" load --session "$session" "$profile" >/dev/null
+# The client gives its daemon half a second to start, which a loaded
+# machine may not: a failed start is tried again, a few times, each in a
+# session of its own.
+for try in 1 2 3 4 5; do
+	node "$cli" load --session "$session" "$profile" >/dev/null 2>"$profile.load.err" && break
+	node "$cli" stop "$session" >/dev/null 2>&1 || :
+	[ "$try" -lt 5 ] || { cat "$profile.load.err" >&2; exit 1; }
+	session=secmap-test-$$-$try
+	sleep "$try"
+done
+rm -f "$profile.load.err"
 node "$cli" thread list --session "$session" --json --limit 0 |
 	MAX=$max python3 -c 'import json, os, sys
 threads = json.load(sys.stdin)["threads"]
