@@ -62,17 +62,23 @@ struct sk_buff *secmap_event_alloc(u8 cmd, const struct secmap_entry *entry, gfp
 	return genlmsg_new(size, gfp);
 }
 
-static int put_event(struct sk_buff *skb, u64 seq)
+/*
+ * A load happened when the module became COMING, before its parameters were
+ * parsed (their callbacks run module code): the time stamped then, when
+ * there is one. Anything else happens now.
+ */
+static int put_event(struct sk_buff *skb, u64 seq, u8 cmd, const struct secmap_entry *entry)
 {
 	struct nlattr *nest = nla_nest_start(skb, SECMAP_A_MODULE_EVENT);
+	bool stamped = cmd == SECMAP_CMD_MODULE_NEW_NTF && entry->coming_local_ns;
+	u64 local = stamped ? entry->coming_local_ns : local_clock();
+	u64 mono = stamped ? entry->coming_mono_ns : ktime_get_ns();
 
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u64_64bit(skb, SECMAP_A_EVENT_SEQ, seq, SECMAP_A_EVENT_PAD) ||
-	    nla_put_u64_64bit(skb, SECMAP_A_EVENT_TIME_LOCAL_NS, local_clock(),
-			      SECMAP_A_EVENT_PAD) ||
-	    nla_put_u64_64bit(skb, SECMAP_A_EVENT_TIME_MONO_NS, ktime_get_ns(),
-			      SECMAP_A_EVENT_PAD)) {
+	    nla_put_u64_64bit(skb, SECMAP_A_EVENT_TIME_LOCAL_NS, local, SECMAP_A_EVENT_PAD) ||
+	    nla_put_u64_64bit(skb, SECMAP_A_EVENT_TIME_MONO_NS, mono, SECMAP_A_EVENT_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -120,7 +126,7 @@ void secmap_event_send_locked(struct sk_buff *skb, u8 cmd, const struct secmap_e
 	else
 		ret = nla_put_string(skb, SECMAP_A_MODULE_NAME, entry->name) ?:
 		      nla_put_u32(skb, SECMAP_A_MODULE_STATE, READ_ONCE(entry->state));
-	if (ret || put_event(skb, seq))
+	if (ret || put_event(skb, seq, cmd, entry))
 		goto drop;
 	genlmsg_end(skb, hdr);
 	secmap_compat_multicast(&secmap_genl_family, skb, SECMAP_MCGRP_EVENTS_ID);

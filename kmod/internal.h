@@ -60,6 +60,9 @@ struct secmap_section {
  * @taints: the module's taint bits when captured
  * @build_id: GNU build-id, @build_id_len bytes (0: none)
  * @build_id_len: length of @build_id
+ * @coming_local_ns: local_clock() when the module became COMING (before its
+ *	parameters are parsed), the time its MODULE_NEW carries; 0: unknown
+ * @coming_mono_ns: CLOCK_MONOTONIC at the same moment
  * @nr_regions: number of elements in @regions
  * @regions: non-empty memory regions, at most one per type
  * @names_len: bytes of the section names, each NUL-terminated, that follow
@@ -76,6 +79,8 @@ struct secmap_entry {
 	unsigned long taints;
 	u8 build_id[SECMAP_BUILD_ID_MAX];
 	u8 build_id_len;
+	u64 coming_local_ns;
+	u64 coming_mono_ns;
 	u8 nr_regions;
 	/*
 	 * Before 6.4 the two layouts split into up to 8 parts, and the

@@ -2,14 +2,22 @@
 /*
  * Keep the registry current and raise events: start-up enumeration through
  * the module kset, the module_load tracepoint (before a module's init runs)
- * and the module notifier (init done, unload, failed init).
+ * and the module notifier (COMING, init done, unload, failed init).
+ *
+ * A load is stamped when the module becomes COMING, before its parameters
+ * are parsed: parameter callbacks run module code, and samples taken there
+ * must fall within the load. Its sections are known only later, at the
+ * tracepoint, which sends MODULE_NEW with the COMING time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "internal.h"
 
 #include <linux/kobject.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
 static bool use_tracepoint = true;
@@ -19,6 +27,65 @@ MODULE_PARM_DESC(use_tracepoint,
 
 static struct tracepoint *module_load_tp;
 static enum secmap_hook active_hook = SECMAP_HOOK_NOTIFIER;
+
+/* When each module now between COMING and the tracepoint became COMING. */
+struct secmap_coming {
+	struct list_head node;
+	const struct module *mod;
+	u64 local_ns;
+	u64 mono_ns;
+};
+
+static LIST_HEAD(coming_list);
+static DEFINE_SPINLOCK(coming_lock);
+
+static void coming_stamp(const struct module *mod)
+{
+	struct secmap_coming *c = kmalloc(sizeof(*c), GFP_KERNEL);
+
+	/* Without it the load is stamped at the tracepoint, as before. */
+	if (!c)
+		return;
+	c->mod = mod;
+	c->local_ns = local_clock();
+	c->mono_ns = ktime_get_ns();
+	spin_lock(&coming_lock);
+	list_add(&c->node, &coming_list);
+	spin_unlock(&coming_lock);
+}
+
+/* Take @mod's stamp off the list (into @entry, if given); from the tracepoint too. */
+static void coming_take(const struct module *mod, struct secmap_entry *entry)
+{
+	struct secmap_coming *c, *found = NULL;
+
+	spin_lock(&coming_lock);
+	list_for_each_entry(c, &coming_list, node) {
+		if (c->mod == mod) {
+			list_del(&c->node);
+			found = c;
+			break;
+		}
+	}
+	spin_unlock(&coming_lock);
+	if (found && entry) {
+		entry->coming_local_ns = found->local_ns;
+		entry->coming_mono_ns = found->mono_ns;
+	}
+	kfree(found);
+}
+
+static void coming_clear(void)
+{
+	struct secmap_coming *c, *tmp;
+
+	spin_lock(&coming_lock);
+	list_for_each_entry_safe(c, tmp, &coming_list, node) {
+		list_del(&c->node);
+		kfree(c);
+	}
+	spin_unlock(&coming_lock);
+}
 
 /**
  * secmap_tracking_hook() - how loads are seen
@@ -39,6 +106,7 @@ static void track_new(const struct module *mod, u8 state, gfp_t gfp)
 	struct sk_buff *skb = NULL;
 	bool added = false;
 
+	coming_take(mod, entry);
 	if (entry)
 		skb = secmap_event_alloc(SECMAP_CMD_MODULE_NEW_NTF, entry, gfp);
 	else
@@ -111,6 +179,10 @@ static int secmap_module_notify(struct notifier_block *nb, unsigned long state, 
 	struct module *mod = data;
 
 	switch (state) {
+	case MODULE_STATE_COMING:
+		if (module_load_tp)
+			coming_stamp(mod);
+		break;
 	case MODULE_STATE_LIVE:
 		/* A concurrent rmmod cannot free @mod while we hold a reference. */
 		if (try_module_get(mod)) {
@@ -119,6 +191,8 @@ static int secmap_module_notify(struct notifier_block *nb, unsigned long state, 
 		}
 		break;
 	case MODULE_STATE_GOING:
+		/* A load that failed before the tracepoint leaves its stamp. */
+		coming_take(mod, NULL);
 		track_gone(mod);
 		break;
 	}
@@ -257,4 +331,5 @@ void secmap_tracking_exit(void)
 {
 	detach_load_hook();
 	unregister_module_notifier(&secmap_module_nb);
+	coming_clear();
 }

@@ -96,8 +96,19 @@ check(f"perf saw {MOD} loaded twice and freed three times", len(loads) == 2 and 
 lives = []
 if len(loads) == 2 and len(frees) == 3:
     for i, phase in enumerate(["before", "burn1", "burn2"]):
+        # From the last life's end: the load itself begins before its
+        # module_load tracepoint, with the parameters' callbacks (burn=N).
         lives.append({"name": ["before", "during", "again"][i], "addrs": load_sysfs(phase),
-                      "from": loads[i - 1] if i else 0, "to": frees[i]})
+                      "from": frees[i - 1] if i else 0, "loaded": loads[i - 1] if i else 0,
+                      "to": frees[i]})
+
+
+def in_params(t):
+    """The life a sample at @t was taken in while that load parsed its parameters, if any."""
+    for life in lives:
+        if life["from"] <= t < life["loaded"]:
+            return life["name"]
+    return None
 
 
 def expected(t, ip):
@@ -160,6 +171,7 @@ def score(triples):
 # secmap and stock perf, offline: the perf.data and its archive, in an empty HOME.
 home = tempfile.mkdtemp(prefix="secmap-resolution-home.")
 offline = {}
+offline_lines = {}
 perf_args = ["script", "-i", "gt-perf.data", "-F", "event,time,ip,sym", "--ns", "-G"]
 try:
     os.mkdir(os.path.join(home, ".debug"))
@@ -172,7 +184,8 @@ try:
     r = subprocess.run([host_perf, "--buildid-dir", os.path.join(home, ".debug")] + perf_args,
                        capture_output=True, text=True, cwd=outdir)
     check("perf 6.1 script offline runs", r.returncode == 0, r.stderr)
-    offline["perf 6.1 offline"] = score(perf_lines(r.stdout.splitlines()))
+    offline_lines["perf 6.1 offline"] = list(perf_lines(r.stdout.splitlines()))
+    offline["perf 6.1 offline"] = score(offline_lines["perf 6.1 offline"])
     sid_tmp = tempfile.mkdtemp(prefix="secmap-resolution.",
                                dir=os.path.join(CACHE, "sid-root", "tmp"))
     try:
@@ -261,6 +274,37 @@ for w in want:
         continue
     check(f"{w[0]:6} {w[1]:14}: >= 99% of {st['n']} samples on the right function",
           st["ok"] >= GOAL * st["n"], "\n".join(st["wrong"]))
+# The samples the parameter callback (burn=N) took before the module_load
+# tracepoint: the load is stamped when the module became COMING.
+def param_phase(triples):
+    n = ok = 0
+    for t, ip, sym in triples:
+        exp = expected(t, ip)
+        if exp and in_params(t) == exp[0]:
+            n += 1
+            ok += sym in exp[2]
+    return n, ok
+
+
+secmap_triples = []
+for line in script.stdout.splitlines():
+    m = line_re.search(line)
+    if m and m.group(3) == "cpu-clock":
+        secmap_triples.append((int(m.group(1)) * 10**9 + int(m.group(2)), int(m.group(4), 16),
+                               m.group(5).rsplit("+0x", 1)[0]))
+n, ok = param_phase(secmap_triples)
+print(f"# {tag}: samples while the loads parsed their parameters: {n}, secmap right {ok}")
+check("the parameter callbacks of both loads took at least 20 samples, before module_load",
+      n >= 20, n)
+check(f"secmap: >= 99% of the {n} samples taken while parameters were parsed on the right "
+      f"function", n and ok >= GOAL * n, f"{ok} of {n}")
+for label in ["perf 6.1 in the VM", "perf 6.1 offline"]:
+    src = os.path.join(outdir, "perf-inj.txt") if "VM" in label else None
+    triples = list(perf_lines(open(src))) if src else offline_lines.get(label, [])
+    pn, pok = param_phase(triples)
+    check(f"{label}: >= 99% of the {pn} samples taken while parameters were parsed on the "
+          f"right function", pn >= GOAL * n and pok >= GOAL * max(pn, 1), f"{pok} of {pn}")
+
 # Stock perf after secmap inject: the same goal, on the same samples.
 for label, res in after.items():
     for w in want:

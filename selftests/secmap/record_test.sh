@@ -42,14 +42,15 @@ burn() { echo "$1" >/sys/module/secmap_test_burn/parameters/burn; }
 capture before
 burn 200
 rmmod secmap_test_burn
-# Loaded during it: .init.text too.
-insmod $mods/secmap_test_burn.ko burn_ms=300 burn_exit_ms=200
+# Loaded during it: .init.text too, and before it, while its parameters are
+# parsed (burn=N), .text, .text.unlikely and .noinstr.text.
+insmod $mods/secmap_test_burn.ko burn=100 burn_ms=300 burn_exit_ms=200
 capture burn1
 burn 200
 rmmod secmap_test_burn
 # Again, after another module took the old range.
 insmod $mods/secmap_test_late.ko
-insmod $mods/secmap_test_burn.ko burn_ms=300 burn_exit_ms=200
+insmod $mods/secmap_test_burn.ko burn=100 burn_ms=300 burn_exit_ms=200
 capture burn2
 burn 200
 rmmod secmap_test_burn

@@ -219,7 +219,8 @@ enum secmap_a_region {
  * @SECMAP_A_EVENT_SEQ: u64, per-family sequence number starting at 1; a
  *	gap means the listener lost events
  * @SECMAP_A_EVENT_TIME_LOCAL_NS: u64, local_clock() when the event
- *	happened (perf's default clock)
+ *	happened (perf's default clock); for MODULE_NEW with the tracepoint
+ *	hook, when the module became COMING, before its parameters were parsed
  * @SECMAP_A_EVENT_TIME_MONO_NS: u64, CLOCK_MONOTONIC at the same moment
  */
 enum secmap_a_event {
