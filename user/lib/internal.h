@@ -147,6 +147,24 @@ static inline int libsecmap_err(int err)
 int libsecmap_parse_build_id_notes(const uint8_t *buf, size_t len, uint8_t *id, size_t *id_len);
 
 /*
+ * A kernel release (uname -r) as one component of a path, as the .ko search
+ * uses it (/lib/modules/RELEASE): at most 64 printable ASCII characters, no
+ * '/', not "." or "..". A recording's release is checked against it, so
+ * that a planted "../../tmp/x" sends no search outside the module trees.
+ */
+static inline bool libsecmap_valid_release(const char *s)
+{
+	size_t i;
+
+	if (!s || !*s || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (i = 0; s[i]; i++)
+		if (i >= 64 || s[i] == '/' || s[i] <= ' ' || s[i] > '~')
+			return false;
+	return true;
+}
+
+/*
  * The one rule for module names: the kernel spells them with '_', users
  * and file names with either, as modprobe accepts; names compare with
  * every character passed through this.

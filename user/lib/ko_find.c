@@ -584,6 +584,9 @@ SECMAP_EXPORT int secmap_ko_index_new(const struct secmap_ko_search *opts,
 			return libsecmap_err(-errno);
 		release = uts.release;
 	}
+	/* One component of the module trees' paths, not a way out of them. */
+	if (!libsecmap_valid_release(release))
+		return libsecmap_err(-EINVAL);
 
 	idx = calloc(1, sizeof(*idx));
 	if (!idx)

@@ -165,7 +165,8 @@ static int write_kernel(struct secmap_writer *w, const struct secmap_record *rec
 	uint8_t *p;
 
 	if (str_len(rec->release, &rel_len) || str_len(rec->ref_name, &ref_len) ||
-	    rec->build_id_len > 255 || (rec->build_id_len && !rec->build_id))
+	    rec->build_id_len > 255 || (rec->build_id_len && !rec->build_id) ||
+	    !libsecmap_valid_release(rec->release))
 		return -EINVAL;
 	size = sizeof(k) + str_space(rel_len) + str_space(ref_len) + pad8(rec->build_id_len);
 	if (size > SECMAP_REC_SIZE_MAX)
@@ -482,6 +483,9 @@ static int read_kernel(const uint8_t *p, size_t size, struct secmap_record *rec)
 	if (take_str(&c, FIELD16(p, secmap_rec_kernel, release_len), &rec->release) ||
 	    take_str(&c, FIELD16(p, secmap_rec_kernel, ref_name_len), &rec->ref_name) ||
 	    take_bytes(&c, rec->build_id_len, &rec->build_id) || c.left)
+		return -EBADMSG;
+	/* It becomes a path in the .ko search: what uname -r can say, nothing else. */
+	if (!libsecmap_valid_release(rec->release))
 		return -EBADMSG;
 	return 0;
 }

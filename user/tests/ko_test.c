@@ -1206,6 +1206,14 @@ TEST_F(ko, index_bad_arguments)
 
 	EXPECT_EQ(-EINVAL, secmap_ko_index_new(&s, NULL));
 	EXPECT_EQ(EINVAL, errno);
+	/* A release is one component of a path: never a way out of the module trees. */
+	s.release = "../../../tmp/x";
+	EXPECT_EQ(-EINVAL, secmap_ko_index_new(&s, &idx));
+	s.release = "..";
+	EXPECT_EQ(-EINVAL, secmap_ko_index_new(&s, &idx));
+	s.release = "";
+	EXPECT_EQ(-EINVAL, secmap_ko_index_new(&s, &idx));
+	s.release = "r";
 	ASSERT_EQ(0, secmap_ko_index_new(&s, &idx));
 	EXPECT_EQ(-EINVAL, index_find(NULL, "x", NULL, 0, "", rel, sizeof(rel)));
 	EXPECT_EQ(-EINVAL, index_find(idx, NULL, NULL, 0, "", rel, sizeof(rel)));

@@ -282,6 +282,15 @@ TEST(writer_refuses_unencodable)
 	EXPECT_EQ(-EINVAL, secmap_writer_add(w, &rec));
 	rec.type = SECMAP_REC_RESYNC;	/* reason 0 */
 	EXPECT_EQ(-EINVAL, secmap_writer_add(w, &rec));
+	/* A release that would be a path out of /lib/modules, or no release at all. */
+	rec.type = SECMAP_REC_KERNEL;
+	rec.ref_name = "_text";
+	rec.release = "../../../tmp/x";
+	EXPECT_EQ(-EINVAL, secmap_writer_add(w, &rec));
+	rec.release = "..";
+	EXPECT_EQ(-EINVAL, secmap_writer_add(w, &rec));
+	rec.release = "6.12\n0";
+	EXPECT_EQ(-EINVAL, secmap_writer_add(w, &rec));
 	EXPECT_EQ(64, secmap_writer_bytes(w));
 	EXPECT_EQ(0, secmap_writer_free(w));
 	close(fd);
@@ -406,6 +415,26 @@ TEST(refusals)
 		}
 	}
 	EXPECT_EQ(-EBADMSG, read_all(copy, len, &n));
+	/*
+	 * A release with a '/' (the writer refuses one: patched in here) or
+	 * a control character: the .ko search would take it for a path. All
+	 * 8 bytes long, so the record's layout stays whole: the first one,
+	 * a good release, reads.
+	 */
+	{
+		static const char *const rel[] = { "6.12.0-t", "6.1/../x", "../tmp/x", "6.12\033abc" };
+		size_t i, off = 64 + sizeof(struct secmap_rec_kernel);
+
+		for (i = 0; i < ARRAY_SIZE(rel); i++) {
+			memcpy(copy, buf, len);
+			ASSERT_EQ(SECMAP_REC_KERNEL, le(copy + 64, 4));
+			ASSERT_EQ(8, strlen(rel[i]));
+			memset(copy + off, 0, strlen("6.12.0-test"));
+			memcpy(copy + off, rel[i], 8);
+			copy[64 + 40] = 8;	/* release_len */
+			EXPECT_EQ(i ? -EBADMSG : 0, read_all(copy, len, &n)) TH_LOG("release %s", rel[i]);
+		}
+	}
 	free(copy);
 	free(buf);
 }
