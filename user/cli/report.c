@@ -162,7 +162,7 @@ static void report_print_stdio(struct sample_walk *w, const struct row *rows, si
 		if (r->event != ev) {
 			ev = r->event;
 			printf("%s# Samples: %" PRIu64 " of event '%s'\n#\n", i ? "\n\n" : "",
-			       ev_samples[ev], sample_walk_event_name(w, ev));
+			       ev_samples[ev], text_safe(sample_walk_event_name(w, ev)));
 			printf("# Overhead   Samples");
 			if (keys & SORT_MODULE)
 				printf("  %-24s", "Module");

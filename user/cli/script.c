@@ -66,7 +66,7 @@ static void print_sample(FILE *out, const struct sample *s, const char *event, b
 			fprintf(out, " %5" PRIu64 ".%06" PRIu64 ":", s->time / 1000000000,
 				s->time % 1000000000 / 1000);
 	}
-	fprintf(out, " %10" PRIu64 " %s: ", s->period, event);
+	fprintf(out, " %10" PRIu64 " %s: ", s->period, text_safe(event));
 	/* A chain perf found corrupt, or empty, is still a chain: no frame. */
 	if (!s->event_callchain) {
 		fprintf(out, " %16" PRIx64 " ", s->frame.ip);
@@ -142,22 +142,27 @@ static int folded_add(struct folded *t, const char *key, size_t len)
 	return 0;
 }
 
-/* A frame's name in a folded stack: no ';', which separates frames. */
-static void fold_frame(FILE *m, const struct frame *f)
+/*
+ * Text from the recording in a folded stack: no ';', which separates
+ * frames, and no control byte, which could end the line early.
+ */
+static void fold_text(FILE *m, const char *text)
 {
 	const char *p;
 
-	if (f->symbol)
-		p = f->symbol;
-	else if (f->module && f->section)
-		p = NULL;
-	else
-		p = "[unknown]";
-	if (p) {
-		for (; *p; p++)
-			fputc(*p == ';' ? ':' : *p, m);
+	for (p = text_safe(text); *p; p++)
+		fputc(*p == ';' ? ':' : *p, m);
+}
+
+static void fold_frame(FILE *m, const struct frame *f)
+{
+	if (f->symbol) {
+		fold_text(m, f->symbol);
+	} else if (f->module && f->section) {
+		fold_text(m, f->section);
+		fprintf(m, "+0x%" PRIx64, f->section_offset);
 	} else {
-		fprintf(m, "%s+0x%" PRIx64, f->section, f->section_offset);
+		fputs("[unknown]", m);
 	}
 	/* Kernel frames marked as stackcollapse-perf.pl --kernel does. */
 	if (!f->user && f->module)
@@ -232,7 +237,7 @@ int do_script(int argc, char **argv)
 		m = open_memstream(&line, &line_len);
 		if (!m)
 			goto nomem;
-		fputs(s->comm, m);
+		fold_text(m, s->comm);
 		/* Outermost first. */
 		if (s->nr_chain) {
 			for (i = s->nr_chain; i-- > 0;) {

@@ -211,6 +211,27 @@ cmp -s perf.g ours.g || diff perf.g ours.g | head -4 | sed 's/^/# /'
 check "report: --folded: counts add up to the samples" \
 	[ "$(awk '{ n += $NF } END { print n }' folded)" -eq "$(awk 'NF == 0' <("$secmap" script -i host-callchain.data -m rec.data 2>/dev/null) | wc -l)" ]
 
+# A thread name is the process's to choose, any byte but NUL: one holding
+# a ';' (which separates folded frames), an escape and a newline must not
+# split a folded line, add a frame, or reach the terminal raw.
+cat >"$tmp/hostile.py" <<'PY'
+import ctypes, time
+ctypes.CDLL(None).prctl(15, b"a;b\x1bc\n", 0, 0, 0)
+end = time.time() + 0.4
+while time.time() < end:
+    pass
+PY
+"$perf" record -q -g -e cpu-clock -a -o hostile.data -- python3 hostile.py >/dev/null 2>&1
+"$secmap" script --folded -i hostile.data -m rec.data >hostile.folded 2>/dev/null
+"$secmap" script -i hostile.data -m rec.data >hostile.script 2>/dev/null
+"$secmap" report -i hostile.data -m rec.data >hostile.report 2>/dev/null
+check "report: a thread named 'a;b<ESC>c<LF>': its folded stacks under one escaped name" \
+	grep -q '^a:b\\x1bc\\x0a;' hostile.folded
+check "report: a thread named 'a;b<ESC>c<LF>': every folded line is 'frames count'" \
+	awk '!/^[^ ;][^;]*(;[^;]+)* [0-9]+$/ { bad = 1 } END { exit bad || NR == 0 }' hostile.folded
+check "report: a thread named 'a;b<ESC>c<LF>': no escape byte out of script or report" \
+	eval '! grep -q "$(printf "\033")" hostile.folded hostile.script hostile.report'
+
 # A reader of perf script output, unchanged: speedscope (its release, in
 # Chromium) loads secmap script's text and perf script's of the same -g
 # file, and must see the same stacks per thread in each. (FlameGraph's
