@@ -871,11 +871,15 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 		rec->len = get64(p + 24);
 		rec->pgoff = get64(p + 32);
 		if (rec->type == REC_MMAP2) {
-			if (rec->misc & MISC_MMAP_BUILD_ID) {
-				/* u8 size, 3 reserved bytes, 20 bytes of build-id. */
+			/*
+			 * u8 size, 3 reserved bytes, 20 bytes of build-id. A
+			 * size no build-id has is the major of the classic
+			 * layout: a kernel (6.18 here) leaves the flag set on
+			 * the records of every recording while one of them
+			 * asks for build-ids (perf 7 does by default).
+			 */
+			if ((rec->misc & MISC_MMAP_BUILD_ID) && p[40] <= 20) {
 				rec->build_id_len = p[40];
-				if (rec->build_id_len > 20)
-					return -EBADMSG;
 				rec->build_id = p + 44;
 			} else {
 				rec->maj = get32(p + 40);

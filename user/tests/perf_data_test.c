@@ -417,6 +417,51 @@ TEST(each_kind)
 }
 
 /*
+ * The 6.18 kernel on the test host left MISC_MMAP_BUILD_ID set on a 6.1
+ * perf's MMAP2 records while a perf 7 (build-id mmaps by default) was
+ * recording: the fields are the classic ones, maj where the build-id's
+ * size goes. Such a size (0xfe, a virtio disk's major) is no build-id.
+ */
+TEST(stale_build_id_flag)
+{
+	struct bytes d = { 0 }, f;
+	struct secmap_perf_record rec;
+	struct secmap_perf_data *pd;
+	size_t r;
+
+	r = begin_rec(&d, 10, 2 | (1 << 14));
+	put32x2(&d, 100, 100);
+	put64(&d, 0x422000);
+	put64(&d, 0x422000);
+	put64(&d, 0x22000);
+	put32x2(&d, 0xfe, 0);
+	put64(&d, 1539056);
+	put64(&d, 1558771908);
+	put32x2(&d, 5, 2);
+	append(&d, "/usr/bin/python3.14", 20);
+	trailer(&d, 100, 1100, 1);
+	end_rec(&d, r);
+	f = make_file(&simple_ev, 1, &d);
+
+	ASSERT_EQ(0, open_bytes(&f, &pd));
+	ASSERT_EQ(1, secmap_perf_data_next(pd, &rec));
+	EXPECT_EQ(SECMAP_PERF_REC_MMAP2, rec.kind);
+	EXPECT_EQ(NULL, rec.build_id);
+	EXPECT_EQ(0, rec.build_id_len);
+	EXPECT_EQ(0xfe, rec.maj);
+	EXPECT_EQ(0, rec.min);
+	EXPECT_EQ(1539056, rec.ino);
+	EXPECT_EQ(1558771908, rec.ino_generation);
+	EXPECT_EQ(5, rec.prot);
+	EXPECT_EQ(2, rec.flags);
+	EXPECT_STREQ("/usr/bin/python3.14", rec.filename);
+	EXPECT_EQ(0, secmap_perf_data_next(pd, &rec));
+	secmap_perf_data_close(pd);
+	free(d.p);
+	free(f.p);
+}
+
+/*
  * Records are decoded where they lie in the file; a record whose size is
  * not a multiple of 8 puts the next one off alignment, and its callchain
  * must still come out whole, as an aligned array.

@@ -68,19 +68,34 @@ dedup_chain() {
 	}'
 }
 
-# same WHICH FILE [-g]: perf_data_dump shows the samples WHICH perf script shows.
+# perf_died STATUS WHICH: perf script was killed by a signal, its output no
+# reference. perf 6.1 copies an MMAP2's build-id by the size the record
+# gives, into a 20-byte buffer: on a record whose build-id flag a kernel
+# left set over the classic fields (see perf_data.c) it overruns its stack
+# and aborts.
+perf_died() {
+	[ "$1" -ge 128 ] || return 1
+	echo "# $2 perf script died (status $1): $(grep -a -m1 -v '^ *$' "$tmp/script.err" | head -c 200)"
+}
+
+# same WHICH FILE [-g]: perf_data_dump shows the samples WHICH perf script
+# shows; 2 when that perf cannot read the file.
 same() {
 	local which=$1 f=$2 g=${3:-} n skipped
 
 	if [ -z "$g" ]; then
 		perf_in "$which" script -i "$f" -F event,ip,tid,time,cpu,period --ns -G \
-			2>"$tmp/script.err" | norm | sort >"$tmp/perf.out"
+			>"$tmp/perf.raw" 2>"$tmp/script.err"
+		perf_died $? "$which" && return 2
+		norm <"$tmp/perf.raw" | sort >"$tmp/perf.out"
 		"$dump" "$tmp/$f" 2>"$tmp/dump.err" | sort >"$tmp/ours.out"
 	else
 		# Samples whose chain perf leaves empty (it could not resolve the
 		# thread) are left out of the chain check, and counted.
 		perf_in "$which" script -i "$f" -F event,ip,tid,time,cpu,period --ns \
-			2>"$tmp/script.err" | norm | sort >"$tmp/perf.all"
+			>"$tmp/perf.raw" 2>"$tmp/script.err"
+		perf_died $? "$which" && return 2
+		norm <"$tmp/perf.raw" | sort >"$tmp/perf.all"
 		awk 'NF == 6' "$tmp/perf.all" | dedup_chain >"$tmp/perf.out"
 		skipped=$(awk 'NF != 6' "$tmp/perf.all" | wc -l)
 		"$dump" -g "$tmp/$f" 2>"$tmp/dump.err" | sort |
@@ -104,6 +119,22 @@ same() {
 		return 1
 	fi
 	echo "# $f, $which perf: $n samples the same${g:+ with callchains, $skipped without chain left out}"
+}
+
+# compare DESCRIPTION WHICH FILE [-g]: same, as a TAP line. A perf that dies
+# reading the file is a skip, not a pass: the other perf's reading of it
+# is still compared.
+compare() {
+	local desc=$1 st
+
+	shift
+	same "$@"
+	st=$?
+	case $st in
+	0) ok "$desc" ;;
+	2) ok "$desc # SKIP $1 perf dies reading this file" ;;
+	*) not_ok "$desc" ;;
+	esac
 }
 
 record() {	# record WHICH FILE ARGS...
@@ -144,10 +175,10 @@ run_perf() {	# run_perf WHICH
 		for r in $readers; do
 			# perf 6.1 refuses perf 7's files ("incompatible file format").
 			[ "$which" = sid ] && [ "$r" = host ] && continue
-			check "$which perf's $label, read by $r perf" same "$r" "$f"
+			compare "$which perf's $label, read by $r perf" "$r" "$f"
 		done
 		if [[ $args == *-g* ]] && $have_sid; then
-			check "$which perf's $label: callchains as sid perf shows them" same sid "$f" -g
+			compare "$which perf's $label: callchains as sid perf shows them" sid "$f" -g
 		fi
 	done
 }
