@@ -415,25 +415,32 @@ TEST(refusals)
 		}
 	}
 	EXPECT_EQ(-EBADMSG, read_all(copy, len, &n));
-	/*
-	 * A release with a '/' (the writer refuses one: patched in here) or
-	 * a control character: the .ko search would take it for a path. All
-	 * 8 bytes long, so the record's layout stays whole: the first one,
-	 * a good release, reads.
-	 */
-	{
-		static const char *const rel[] = { "6.12.0-t", "6.1/../x", "../tmp/x", "6.12\033abc" };
-		size_t i, off = 64 + sizeof(struct secmap_rec_kernel);
+	free(copy);
+	free(buf);
+}
 
-		for (i = 0; i < ARRAY_SIZE(rel); i++) {
-			memcpy(copy, buf, len);
-			ASSERT_EQ(SECMAP_REC_KERNEL, le(copy + 64, 4));
-			ASSERT_EQ(8, strlen(rel[i]));
-			memset(copy + off, 0, strlen("6.12.0-test"));
-			memcpy(copy + off, rel[i], 8);
-			copy[64 + 40] = 8;	/* release_len */
-			EXPECT_EQ(i ? -EBADMSG : 0, read_all(copy, len, &n)) TH_LOG("release %s", rel[i]);
-		}
+/*
+ * A release with a '/' (the writer refuses one: patched in here) or a
+ * control character: the .ko search would take it for a path. All 8 bytes
+ * long, so the record's layout stays whole: the first one, a good
+ * release, reads.
+ */
+TEST(release_is_a_name)
+{
+	static const char *const rel[] = { "6.12.0-t", "6.1/../x", "../tmp/x", "6.12\033abc" };
+	size_t len, i, off = 64 + sizeof(struct secmap_rec_kernel);
+	uint8_t *buf = sample_file(_metadata, &len), *copy = malloc(len);
+	int n;
+
+	ASSERT_NE(NULL, copy);
+	for (i = 0; i < ARRAY_SIZE(rel); i++) {
+		memcpy(copy, buf, len);
+		ASSERT_EQ(SECMAP_REC_KERNEL, le(copy + 64, 4));
+		ASSERT_EQ(8, strlen(rel[i]));
+		memset(copy + off, 0, strlen("6.12.0-test"));
+		memcpy(copy + off, rel[i], 8);
+		copy[64 + 40] = 8;	/* release_len */
+		EXPECT_EQ(i ? -EBADMSG : 0, read_all(copy, len, &n)) TH_LOG("release %s", rel[i]);
 	}
 	free(copy);
 	free(buf);
