@@ -130,6 +130,24 @@ static inline uint64_t get64(const uint8_t *p)
 	return le64toh(v);
 }
 
+static inline void put16(uint8_t *p, uint16_t v)
+{
+	v = htole16(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void put32(uint8_t *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void put64(uint8_t *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
 /* Every failure path returns -err and leaves err in errno, as the API promises. */
 static inline int libsecmap_err(int err)
 {
@@ -287,6 +305,12 @@ struct libsecmap_perf_file {
  */
 int libsecmap_perf_file_open(const char *path, struct libsecmap_perf_file *pf);
 void libsecmap_perf_file_release(struct libsecmap_perf_file *pf);
+/* Whether feature bit @bit is set in a perf.data header's bitmap @bits. */
+static inline bool libsecmap_feat_test(const uint64_t *bits, unsigned int bit)
+{
+	return bits[bit / 64] >> (bit % 64) & 1;
+}
+
 /* All @len bytes at @off, or -EBADMSG if the file ends first, or -errno. */
 int libsecmap_pread_all(int fd, void *buf, size_t len, uint64_t off);
 int libsecmap_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);

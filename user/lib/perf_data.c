@@ -372,7 +372,7 @@ static int load_names(struct secmap_perf_data *pd, int fd, const struct libsecma
 	char *name;
 	int err = 0;
 
-	if (!(pf->features[HEADER_EVENT_DESC / 64] >> (HEADER_EVENT_DESC % 64) & 1))
+	if (!libsecmap_feat_test(pf->features, HEADER_EVENT_DESC))
 		return 0;
 	if (r.size > EVENT_DESC_MAX)
 		return -EFBIG;

@@ -57,12 +57,6 @@ struct embedded {
 	uint64_t undo_offset, undo_size;
 };
 
-static void put64(uint8_t *p, uint64_t v)
-{
-	v = htole64(v);
-	memcpy(p, &v, sizeof(v));
-}
-
 static uint64_t align8(uint64_t v)
 {
 	return (v + 7) & ~7ULL;
@@ -213,7 +207,7 @@ static int find_embedded(int fd, const struct libsecmap_perf_file *pf, struct em
 	if (err != -ENODATA)
 		return err;
 	e->perf_size = pf->file_size;
-	if (!(pf->features[SECMAP_PERF_FEATURE_BIT / 64] >> (SECMAP_PERF_FEATURE_BIT % 64) & 1))
+	if (!libsecmap_feat_test(pf->features, SECMAP_PERF_FEATURE_BIT))
 		return 0;
 	e->rec_offset = pf->feat[SECMAP_PERF_FEATURE_BIT].offset;
 	e->rec_size = pf->feat[SECMAP_PERF_FEATURE_BIT].size;

@@ -70,20 +70,9 @@
 #define COPY_CHUNK		(1 << 30)
 #define COPY_BUF_SIZE		(1 << 20)
 
-static void put64(uint8_t *p, uint64_t v)
-{
-	v = htole64(v);
-	memcpy(p, &v, sizeof(v));
-}
-
 static struct libsecmap_perf_range get_range(const uint8_t *p)
 {
 	return (struct libsecmap_perf_range){ .offset = get64(p), .size = get64(p + 8) };
-}
-
-static bool feat_test(const uint64_t *bits, unsigned int bit)
-{
-	return bits[bit / 64] >> (bit % 64) & 1;
 }
 
 /* @r lies within [@lo, @hi). */
@@ -258,7 +247,7 @@ int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf)
 		return -EBADMSG;
 
 	for (bit = 0; bit < LIBSECMAP_PERF_FEAT_BITS; bit++)
-		nr += feat_test(pf->features, bit);
+		nr += libsecmap_feat_test(pf->features, bit);
 	if (pf->file_size - pf->data_end < 16ULL * nr)
 		return -EBADMSG;
 	pf->table_end = pf->data_end + 16ULL * nr;
@@ -266,7 +255,7 @@ int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf)
 	if (err)
 		return err;
 	for (bit = 0, i = 0; bit < LIBSECMAP_PERF_FEAT_BITS; bit++) {
-		if (!feat_test(pf->features, bit))
+		if (!libsecmap_feat_test(pf->features, bit))
 			continue;
 		pf->feat[bit] = get_range(table + 16 * i++);
 		/* Sections come after the data; one inside it could not be moved. */
@@ -353,7 +342,7 @@ SECMAP_EXPORT int secmap_perf_read_feature(const char *path, unsigned int bit, v
 	if (fd < 0)
 		return libsecmap_err(fd);
 	r = pf.feat[bit];
-	if (!feat_test(pf.features, bit)) {
+	if (!libsecmap_feat_test(pf.features, bit)) {
 		err = -ENODATA;
 	} else if (r.size > SIZE_MAX - 1) {
 		err = -EFBIG;
@@ -408,11 +397,11 @@ int libsecmap_perf_write_tail(struct libsecmap_copier *c, struct libsecmap_perf_
 			features[ov[i].bit / 64] |= 1ULL << (ov[i].bit % 64);
 	}
 	for (bit = 0; bit < LIBSECMAP_PERF_FEAT_BITS; bit++)
-		nr += feat_test(features, bit);
+		nr += libsecmap_feat_test(features, bit);
 
 	cur = data_end + 16ULL * nr;
 	for (bit = 0, i = 0; bit < LIBSECMAP_PERF_FEAT_BITS; bit++) {
-		if (!feat_test(features, bit))
+		if (!libsecmap_feat_test(features, bit))
 			continue;
 		o = find_override(ov, nr_ov, bit);
 		if (o) {

@@ -71,24 +71,6 @@ struct rewriter {
 	uint64_t buf_at;		/* where they go */
 };
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	v = htole16(v);
-	memcpy(p, &v, sizeof(v));
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	v = htole32(v);
-	memcpy(p, &v, sizeof(v));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	v = htole64(v);
-	memcpy(p, &v, sizeof(v));
-}
-
 /* Bytes of the sample_id_all trailer, and the trailer itself at @p. */
 static size_t trailer_size(uint64_t st)
 {
@@ -485,7 +467,7 @@ int libsecmap_perf_rewrite_build_ids(int fd, const struct libsecmap_perf_file *p
 	int err;
 
 	/* perf record -z writes none: perf then takes build-ids from the maps. */
-	if (!(pf->features[0] >> HEADER_BUILD_ID & 1))
+	if (!libsecmap_feat_test(pf->features, HEADER_BUILD_ID))
 		return 0;
 	if (r.size > BUILD_ID_TABLE_MAX)
 		return -EFBIG;
