@@ -60,6 +60,16 @@ FILE *libsecmap_fopen_regular(const char *path)
 	return f;
 }
 
+int libsecmap_open_tmpfile(const char *dir, mode_t mode)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+
+	if (fd >= 0)
+		return fd;
+	/* EISDIR, EINVAL: a kernel or file system that does not know O_TMPFILE. */
+	return errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL ? -EOPNOTSUPP : -errno;
+}
+
 int libsecmap_scratch_file(const char *dir)
 {
 	char *tmp;
@@ -72,9 +82,9 @@ int libsecmap_scratch_file(const char *dir)
 			return fd < 0 ? -errno : fd;
 		dir = getenv("TMPDIR") ?: "/tmp";
 	}
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
-		return fd < 0 ? -errno : fd;
+	fd = libsecmap_open_tmpfile(dir, 0600);
+	if (fd != -EOPNOTSUPP)
+		return fd;
 	/* A file system without O_TMPFILE: a name, gone at once. */
 	if (asprintf(&tmp, "%s/.secmap-scratch-XXXXXX", dir) < 0)
 		return -ENOMEM;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "secmap.h"
 
@@ -156,6 +157,12 @@ static inline int libsecmap_err(int err)
 }
 
 /*
+ * Length of the module name a file named @base holds (mod.ko, compressed or
+ * .ko.debug), or 0 if it is no module file.
+ */
+size_t libsecmap_ko_name_len(const char *base);
+
+/*
  * Find the NT_GNU_BUILD_ID note named "GNU" among the ELF notes in @buf
  * (in the host's byte order, as sysfs shows them) and copy it to @id,
  * which has room for SECMAP_BUILD_ID_MAX bytes. 0 with *@id_len left
@@ -202,6 +209,11 @@ struct stat;
 int libsecmap_open_regular_stat(const char *path, struct stat *st);
 /* The same as a FILE (close-on-exec); NULL with errno set. */
 FILE *libsecmap_fopen_regular(const char *path);
+/*
+ * An unnamed file (O_TMPFILE) in @dir, of @mode: an fd, -EOPNOTSUPP where
+ * the kernel or the file system has none, or -errno.
+ */
+int libsecmap_open_tmpfile(const char *dir, mode_t mode);
 /*
  * An unnamed file to write and read back, gone when closed: in @dir (on
  * the file system of what it will be copied to), or anywhere for NULL. An
@@ -364,9 +376,13 @@ struct libsecmap_out {
 	char *tmp;		/* the temporary name, once it has one */
 };
 int libsecmap_out_open(struct libsecmap_out *o, const char *path, const struct stat *like);
+/* The mode of @like (NULL: 0644) and, where permitted, its owner, for @o's file. */
+int libsecmap_out_like(struct libsecmap_out *o, const struct stat *like);
 /* fsync, keep @times' atime and mtime (if not NULL), rename into place. Always closes. */
 int libsecmap_out_commit(struct libsecmap_out *o, const struct stat *times);
 void libsecmap_out_discard(struct libsecmap_out *o);
+/* Commit if all went well (@err 0), else discard: @err, or the commit's. */
+int libsecmap_out_finish(struct libsecmap_out *o, int err, const struct stat *times);
 
 /*
  * Where the recording embedded in the perf.data open at @fd lies: 0, or

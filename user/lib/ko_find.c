@@ -84,8 +84,7 @@ static const char *path_base(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* Length of the module name a file named @base holds, or 0 if not a module file. */
-static size_t ko_name_len(const char *base)
+size_t libsecmap_ko_name_len(const char *base)
 {
 	size_t blen = strlen(base), slen, k;
 
@@ -120,7 +119,7 @@ static bool is_regular(const char *path)
  */
 static int place_add(struct ko_place *pl, const char *dir, const char *base)
 {
-	size_t name_len = ko_name_len(path_base(base)), plen;
+	size_t name_len = libsecmap_ko_name_len(path_base(base)), plen;
 	struct ko_entry *e;
 	char *p;
 
@@ -203,7 +202,7 @@ static int walk(int dirfd, const char *dir, int depth, struct ko_place *pl)
 			free(sub);
 			continue;
 		}
-		if ((type != DT_REG && type != DT_LNK) || !ko_name_len(de->d_name))
+		if ((type != DT_REG && type != DT_LNK) || !libsecmap_ko_name_len(de->d_name))
 			continue;
 		/* A link must end at a regular file; stat() follows it. */
 		if (type == DT_LNK &&

@@ -42,9 +42,6 @@
 #define HASH_BUF	(1 << 20)
 /* How far into the data a dropped recording's module maps are looked for. */
 #define SCAN_MAX	(16ULL << 20)
-#define REC_MMAP2	10
-#define REC_KSYMBOL	17
-#define REC_AUXTRACE	71
 
 enum embed_kind { EMBED_NONE, EMBED_TRAILER, EMBED_FEATURE };
 
@@ -142,46 +139,22 @@ static int read_trailer(int fd, uint64_t size, struct embedded *e, uint64_t hash
 
 /*
  * Whether the data section holds module maps secmap wrote (their
- * recording dropped since): perf's records only, as they lie in the file,
- * over its first SCAN_MAX bytes, where the maps of loaded modules are.
+ * recording dropped since), over its first SCAN_MAX bytes, where the maps
+ * of loaded modules are.
  */
 static bool has_our_maps(int fd, const struct libsecmap_perf_file *pf)
 {
-	static const size_t window = 128 << 10;
-	uint64_t pos = pf->data.offset, end = pf->data_end, at = 0;
-	size_t plen = strlen(SECMAP_PERF_KSYM_PREFIX), have = 0, size;
-	uint8_t *buf = malloc(window), *p;
+	struct secmap_perf_record rec;
+	struct secmap_perf_data *pd;
 	bool found = false;
 
-	if (!buf)
+	if (libsecmap_perf_data_open_fd(fd, &pd))
 		return false;
-	if (end - pos > SCAN_MAX)
-		end = pos + SCAN_MAX;
-	while (!found && pos + 8 <= end) {
-		/* Keep a whole record (at most 64 KiB) in the buffer. */
-		if (pos < at || (pos + 65536 > at + have && at + have < end)) {
-			at = pos;
-			have = end - pos < window ? (size_t)(end - pos) : window;
-			if (libsecmap_pread_all(fd, buf, have, at))
-				break;
-		}
-		p = buf + (pos - at);
-		size = get16(p + 6);
-		if (size < 8 || size > at + have - pos)
-			break;
-		if (get32(p) == REC_MMAP2 && size > 72 && (int32_t)get32(p + 8) == -1 &&
-		    memchr(p + 72, 0, size - 72))
-			found = strstr((const char *)p + 72, SECMAP_PERF_PATH_MARK);
-		else if (get32(p) == REC_KSYMBOL && size >= 24 + plen)
-			found = !memcmp(p + 24, SECMAP_PERF_KSYM_PREFIX, plen);
-		pos += size;
-		if (get32(p) == REC_AUXTRACE && size >= 16) {
-			if (get64(p + 8) > end - pos)
-				break;
-			pos += get64(p + 8);
-		}
-	}
-	free(buf);
+	secmap_perf_data_skip_samples(pd, true);
+	while (!found && secmap_perf_data_next(pd, &rec) == 1 &&
+	       secmap_perf_data_offset(pd) - pf->data.offset < SCAN_MAX)
+		found = libsecmap_perf_is_our_record(&rec, libsecmap_perf_data_raw(pd));
+	secmap_perf_data_close(pd);
 	return found;
 }
 
@@ -391,6 +364,29 @@ static int restore(struct libsecmap_copier *c, struct libsecmap_perf_file *pf,
 }
 
 /*
+ * Open the perf.data at @path, parse it into @pf and find what it holds of
+ * secmap (@e): its fd, or -errno with nothing left open.
+ */
+static int open_perf_file(const char *path, struct libsecmap_perf_file *pf, struct stat *st,
+			  struct embedded *e)
+{
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	err = fstat(fd, st) < 0 ? -errno : libsecmap_perf_file_parse(fd, pf);
+	if (!err)
+		err = find_embedded(fd, pf, e);
+	if (err) {
+		libsecmap_perf_file_release(pf);
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
  * Open @in_path, parse it into @pf, and if it holds secmap's work already,
  * swap it for the file perf wrote (in a scratch file in @dir): the fd of
  * what to read from. *@restored: whether that was done.
@@ -403,14 +399,9 @@ static int open_original(const char *in_path, const char *dir, struct libsecmap_
 	int err;
 
 	*restored = false;
-	c.in = open(in_path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (c.in < 0)
-		return -errno;
-	err = fstat(c.in, st) < 0 ? -errno : libsecmap_perf_file_parse(c.in, pf);
-	if (!err)
-		err = find_embedded(c.in, pf, &e);
-	if (err || e.kind == EMBED_NONE)
-		goto out;
+	c.in = open_perf_file(in_path, pf, st, &e);
+	if (c.in < 0 || e.kind == EMBED_NONE)
+		return c.in;
 	c.out = libsecmap_scratch_file(dir);
 	if (c.out < 0) {
 		err = c.out;
@@ -515,16 +506,6 @@ static int append_embedding(struct libsecmap_copier *c, const struct libsecmap_p
 	return libsecmap_pwrite_all(c->out, t, sizeof(t), end);
 }
 
-/* Rename the output into place if all went well (@err 0), else drop it. */
-static int finish_output(struct libsecmap_out *o, int err, const struct stat *times)
-{
-	if (err) {
-		libsecmap_out_discard(o);
-		return err;
-	}
-	return libsecmap_out_commit(o, times);
-}
-
 /* perf's file from @c->in, rewritten for stock perf with @maps, then the rest. */
 static int write_rewritten(struct libsecmap_copier *c, struct libsecmap_perf_file *pf,
 			   const struct secmap_perf_maps *maps, const void *data, size_t len,
@@ -596,12 +577,7 @@ SECMAP_EXPORT int secmap_perf_inject_ext(const char *in_path, const char *out_pa
 	}
 	c.out = o.fd;
 	/* Replacing a user's perf.data as root leaves it theirs. */
-	if ((st.st_uid != geteuid() || st.st_gid != getegid()) &&
-	    fchown(o.fd, st.st_uid, st.st_gid) < 0) {
-		/* Not permitted: the file stays ours, as any new one would. */
-	}
-	if (fchmod(o.fd, st.st_mode & 0777) < 0)
-		err = -errno;
+	err = libsecmap_out_like(&o, &st);
 	if (!err && maps) {
 		err = write_rewritten(&c, &pf, maps, data, len, stats);
 	} else if (!err) {
@@ -612,7 +588,7 @@ SECMAP_EXPORT int secmap_perf_inject_ext(const char *in_path, const char *out_pa
 	}
 	if (stats && stats->sz > offsetof(struct secmap_perf_inject_stats, restored))
 		stats->restored = restored;
-	err = finish_output(&o, err, &st);
+	err = libsecmap_out_finish(&o, err, &st);
 	free(c.buf);
 	libsecmap_perf_file_release(&pf);
 	close(c.in);
@@ -636,19 +612,13 @@ SECMAP_EXPORT int secmap_perf_strip(const char *in_path, const char *out_path)
 
 	if (!in_path || !out_path || !*out_path)
 		return libsecmap_err(-EINVAL);
-	c.in = open(in_path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	c.in = open_perf_file(in_path, &pf, &st, &e);
 	if (c.in < 0)
-		return libsecmap_err(-errno);
-	err = fstat(c.in, &st) < 0 ? -errno : libsecmap_perf_file_parse(c.in, &pf);
-	if (!err)
-		err = find_embedded(c.in, &pf, &e);
-	if (!err && e.kind == EMBED_NONE)
-		err = -ENODATA;
-	if (!err)
-		err = libsecmap_out_open(&o, out_path, &st);
+		return libsecmap_err(c.in);
+	err = e.kind == EMBED_NONE ? -ENODATA : libsecmap_out_open(&o, out_path, &st);
 	if (!err) {
 		c.out = o.fd;
-		err = finish_output(&o, restore(&c, &pf, &e), &st);
+		err = libsecmap_out_finish(&o, restore(&c, &pf, &e), &st);
 	}
 	free(c.buf);
 	libsecmap_perf_file_release(&pf);

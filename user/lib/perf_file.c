@@ -501,12 +501,12 @@ int libsecmap_out_open(struct libsecmap_out *o, const char *path, const struct s
 		goto fail;
 	}
 	/* Unnamed until committed: a crash or kill -9 leaves nothing behind. */
-	o->fd = open(o->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+	o->fd = libsecmap_open_tmpfile(o->dir, mode);
 	if (o->fd < 0) {
-		if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
-			err = -errno;
+		err = o->fd;
+		o->fd = -1;
+		if (err != -EOPNOTSUPP)
 			goto fail;
-		}
 		/* A file system without O_TMPFILE: a hidden name, removed on failure. */
 		if (asprintf(&o->tmp, "%s/.%.200s.secmap-XXXXXX", o->dir, o->base) < 0) {
 			o->tmp = NULL;
@@ -521,17 +521,22 @@ int libsecmap_out_open(struct libsecmap_out *o, const char *path, const struct s
 			goto fail;
 		}
 	}
-	/* Best effort: where not permitted the file stays ours, as any new one would. */
-	if (like && (like->st_uid != geteuid() || like->st_gid != getegid()))
-		err = fchown(o->fd, like->st_uid, like->st_gid);
-	if (fchmod(o->fd, mode) < 0) {
-		err = -errno;
+	err = libsecmap_out_like(o, like);
+	if (err)
 		goto fail;
-	}
 	return 0;
 fail:
 	libsecmap_out_discard(o);
 	return err;
+}
+
+int libsecmap_out_like(struct libsecmap_out *o, const struct stat *like)
+{
+	if (like && (like->st_uid != geteuid() || like->st_gid != getegid()) &&
+	    fchown(o->fd, like->st_uid, like->st_gid) < 0) {
+		/* Not permitted: the file stays ours, as any new one would. */
+	}
+	return fchmod(o->fd, like ? like->st_mode & 0777 : 0644) < 0 ? -errno : 0;
 }
 
 void libsecmap_out_discard(struct libsecmap_out *o)
@@ -605,4 +610,13 @@ int libsecmap_out_commit(struct libsecmap_out *o, const struct stat *times)
 	}
 	libsecmap_out_discard(o);
 	return err;
+}
+
+int libsecmap_out_finish(struct libsecmap_out *o, int err, const struct stat *times)
+{
+	if (err) {
+		libsecmap_out_discard(o);
+		return err;
+	}
+	return libsecmap_out_commit(o, times);
 }

@@ -643,7 +643,6 @@ bool libsecmap_perf_maps_covers(const struct secmap_perf_maps *pm, const char *n
 
 bool libsecmap_kmod_name(const char *filename, char *name, size_t size)
 {
-	static const char *const compressed[] = { ".gz", ".xz", ".zst" };
 	const char *base = strrchr(filename, '/');
 	size_t len, i;
 
@@ -658,17 +657,7 @@ bool libsecmap_kmod_name(const char *filename, char *name, size_t size)
 		base++;
 		len -= 2;
 	} else {
-		for (i = 0; i < sizeof(compressed) / sizeof(compressed[0]); i++) {
-			size_t n = strlen(compressed[i]);
-
-			if (len > n && !strcmp(base + len - n, compressed[i])) {
-				len -= n;
-				break;
-			}
-		}
-		if (len <= 3 || strncmp(base + len - 3, ".ko", 3))
-			return false;
-		len -= 3;
+		len = libsecmap_ko_name_len(base);
 	}
 	if (!len || len >= size)
 		return false;

@@ -277,33 +277,18 @@ static int make_dirs(char *path, size_t top_len)
 static int install_object(const char *dir, const struct pm_object *o)
 {
 	char sid[2 * PM_BUILD_ID_LEN + 1], *tmp = NULL, *link = NULL, *target = NULL;
-	int fd = -1, err;
+	struct libsecmap_out out;
+	int err;
 
 	secmap_build_id_str(o->id, sizeof(o->id), sid, sizeof(sid));
 	err = make_dirs(o->path, 0);
+	if (!err)
+		err = libsecmap_out_open(&out, o->path, NULL);
 	if (err)
 		return err;
-	if (asprintf(&tmp, "%s.tmp-XXXXXX", o->path) < 0) {
-		tmp = NULL;
-		return -ENOMEM;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	err = write_elf(o, fd);
-	if (!err && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
-		err = -errno;
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	fd = -1;
-	if (!err && rename(tmp, o->path) < 0)
-		err = -errno;
+	err = libsecmap_out_finish(&out, write_elf(o, out.fd), NULL);
 	if (err)
-		goto out;
-	free(tmp);
-	tmp = NULL;
+		return err;
 	/* .build-id/ab/cdef... -> ../../.secmap/ID/mod.ko, as perf's own links go up two. */
 	if (asprintf(&link, "%s/.build-id/%.2s/%s", dir, sid, sid + 2) < 0 ||
 	    asprintf(&target, "../../%s", o->rel) < 0 ||
@@ -318,8 +303,6 @@ static int install_object(const char *dir, const struct pm_object *o)
 			err = -errno;
 	}
 out:
-	if (fd >= 0)
-		close(fd);
 	if (err && tmp)
 		unlink(tmp);
 	free(tmp);

@@ -279,8 +279,7 @@ static int drop(struct rewriter *rw, uint64_t at, uint64_t size)
 	return 0;
 }
 
-/* A map or unmap secmap wrote into this file before (its recording was dropped since). */
-static bool is_ours(const struct secmap_perf_record *rec, const uint8_t *raw)
+bool libsecmap_perf_is_our_record(const struct secmap_perf_record *rec, const uint8_t *raw)
 {
 	size_t plen = strlen(SECMAP_PERF_KSYM_PREFIX);
 
@@ -377,18 +376,19 @@ int libsecmap_perf_rewrite_data(struct libsecmap_copier *c, const struct libsecm
 	if (!ret)
 		ret = sort_events(rw);
 	while (!ret && (ret = secmap_perf_data_next(pd, &rec)) > 0) {
-		bool batch = libsecmap_perf_data_in_batch(pd);
+		/* secmap's maps from an inject before, whose recording was dropped since. */
+		bool ours = libsecmap_perf_is_our_record(&rec, libsecmap_perf_data_raw(pd));
 
 		at = secmap_perf_data_offset(pd);
 		out->records++;
 		ret = 0;
-		if (is_ours(&rec, libsecmap_perf_data_raw(pd)) || is_perf_module_map(rw, &rec)) {
+		if (ours || is_perf_module_map(rw, &rec)) {
 			/* Only a whole record can be taken out; a batch is one zstd stream. */
-			if (batch) {
+			if (libsecmap_perf_data_in_batch(pd)) {
 				ret = -ENOTSUP;
 				break;
 			}
-			if (!rw->start_done && !is_ours(&rec, libsecmap_perf_data_raw(pd)))
+			if (!rw->start_done && !ours)
 				ret = write_start(rw, at);
 			if (!ret)
 				ret = drop(rw, at, rec.size);
@@ -426,24 +426,34 @@ void libsecmap_rewrite_release(struct libsecmap_rewrite *out)
 	memset(out, 0, sizeof(*out));
 }
 
-/* The objects' entries, as perf writes them (util/build-id.c write_buildid). */
+/* An object's entry: its length, as perf writes it (util/build-id.c write_buildid). */
+static size_t build_id_entry_size(const struct secmap_perf_maps_object *o)
+{
+	return BUILD_ID_ENTRY_HEAD + ((strlen(o->path) + 8) & ~(size_t)7);
+}
+
+/* The objects' entries after the @len bytes at *@buf, grown once for all of them. */
 static int append_build_ids(const struct secmap_perf_maps *maps, uint8_t **buf, size_t *len)
 {
-	size_t nr = secmap_perf_maps_nr_objects(maps), i, name, size;
+	size_t nr = secmap_perf_maps_nr_objects(maps), i, size, total = 0;
 	struct secmap_perf_maps_object o;
 	uint8_t *p;
 
 	for (i = 0; i < nr; i++) {
 		secmap_perf_maps_object(maps, i, &o);
-		name = (strlen(o.path) + 8) & ~(size_t)7;
-		size = BUILD_ID_ENTRY_HEAD + name;
+		size = build_id_entry_size(&o);
 		if (size > UINT16_MAX)
 			return -ENAMETOOLONG;
-		p = realloc(*buf, *len + size);
-		if (!p)
-			return -ENOMEM;
-		*buf = p;
-		p += *len;
+		total += size;
+	}
+	p = realloc(*buf, *len + total + 1);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	for (i = 0; i < nr; i++) {
+		secmap_perf_maps_object(maps, i, &o);
+		size = build_id_entry_size(&o);
+		p = *buf + *len;
 		memset(p, 0, size);
 		put16(p + 4, MISC_KERNEL | MISC_BUILD_ID_SIZE);
 		put16(p + 6, (uint16_t)size);

@@ -45,5 +45,11 @@ int libsecmap_perf_rewrite_build_ids(int fd, const struct libsecmap_perf_file *p
 				     const struct secmap_perf_maps *maps,
 				     struct libsecmap_rewrite *out);
 void libsecmap_rewrite_release(struct libsecmap_rewrite *out);
+/*
+ * A map or unmap secmap wrote into a perf.data (@rec as decoded, @raw its
+ * bytes): what a rewrite takes out again, and the sign of a recording
+ * dropped since.
+ */
+bool libsecmap_perf_is_our_record(const struct secmap_perf_record *rec, const uint8_t *raw);
 
 #endif /* LIBSECMAP_PERF_REWRITE_H */
