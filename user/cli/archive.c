@@ -379,7 +379,7 @@ int do_archive(int argc, char **argv)
 		{ "force",	no_argument,	   NULL, OPT_FORCE },
 		{ 0 }
 	};
-	const char *input = "perf.data", *map = NULL, **paths = NULL, **p;
+	const char *input = "perf.data", *map = NULL, **paths = NULL;
 	struct archive_result res = { .exit = SECMAP_EXIT_OK };
 	struct secmap_ko_search search = { 0 };
 	struct archive_job job = { 0 };
@@ -412,12 +412,8 @@ int do_archive(int argc, char **argv)
 				goto nomem;
 			break;
 		case OPT_KO_PATH:
-			p = realloc(paths, (nr_paths + 2) * sizeof(*paths));
-			if (!p)
+			if (path_list_add(&paths, &nr_paths, optarg))
 				goto nomem;
-			paths = p;
-			paths[nr_paths++] = optarg;
-			paths[nr_paths] = NULL;
 			break;
 		case OPT_FORCE:
 			force = true;

@@ -256,3 +256,15 @@ const char *text_safe(const char *s)
 	*o = '\0';
 	return out;
 }
+
+int path_list_add(const char ***list, size_t *nr, const char *path)
+{
+	const char **p = realloc(*list, (*nr + 2) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p[(*nr)++] = path;
+	p[*nr] = NULL;
+	*list = p;
+	return 0;
+}

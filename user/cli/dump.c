@@ -296,17 +296,11 @@ struct dump_ko_opts {
 /* 1: @opt was one of dump's .ko options; 0: it was not; -ENOMEM. */
 static int dump_ko_option(struct dump_ko_opts *o, int opt, const char *arg)
 {
-	const char **paths;
-
 	switch (opt) {
 	case OPT_KO_PATH:
-		paths = realloc(o->paths, (o->nr_paths + 2) * sizeof(*paths));
-		if (!paths)
+		if (path_list_add(&o->paths, &o->nr_paths, arg))
 			return -ENOMEM;
-		paths[o->nr_paths++] = arg;
-		paths[o->nr_paths] = NULL;
-		o->paths = paths;
-		o->search.paths = paths;
+		o->search.paths = o->paths;
 		return 1;
 	case OPT_MODULES_ROOT:
 		o->search.modules_root = arg;

@@ -160,9 +160,7 @@ static const char *perf_data_problem(const char *path, int err, char *msg, size_
 		what = S_ISDIR(st.st_mode) ? "is a directory (perf record --threads writes one: "
 					     "not supported, record without --threads)" : NULL;
 	} else if (err == -EEXIST) {
-		snprintf(msg, size, "feature section %d holds data that is not a secmap recording",
-			 SECMAP_PERF_FEATURE_BIT);
-		what = msg;
+		what = recording_strerror(err);
 	} else if (!S_ISREG(st.st_mode)) {
 		what = "not a regular file";
 	} else if (err == -EBADMSG) {
@@ -540,7 +538,6 @@ int do_inject(int argc, char **argv)
 		{ 0 }
 	};
 	struct inject_args args = { .maps = true };
-	const char **p;
 	size_t nr_paths = 0;
 	int opt, ret;
 
@@ -570,15 +567,11 @@ int do_inject(int argc, char **argv)
 			args.buildid_dir = optarg;
 			break;
 		case OPT_KO_PATH:
-			p = realloc(args.paths, (nr_paths + 2) * sizeof(*p));
-			if (!p) {
+			if (path_list_add(&args.paths, &nr_paths, optarg)) {
 				p_err("out of memory");
 				ret = SECMAP_EXIT_FAILURE;
 				goto out;
 			}
-			args.paths = p;
-			p[nr_paths++] = optarg;
-			p[nr_paths] = NULL;
 			break;
 		case OPT_FORCE:
 			args.force = true;

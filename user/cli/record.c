@@ -726,7 +726,7 @@ int do_record(int argc, char **argv)
 	};
 	struct recorder *r;
 	struct record_run run = { .child = -1 };
-	const char *inject = NULL, **paths = NULL, **p;
+	const char *inject = NULL, **paths = NULL;
 	char *tmp = NULL;
 	uint64_t bytes;
 	sigset_t mask, oldmask;
@@ -762,15 +762,11 @@ int do_record(int argc, char **argv)
 			r->no_kallsyms = true;
 			break;
 		case OPT_KO_PATH:
-			p = realloc(paths, (nr_paths + 2) * sizeof(*paths));
-			if (!p) {
+			if (path_list_add(&paths, &nr_paths, optarg)) {
 				p_err("out of memory");
 				ret = SECMAP_EXIT_FAILURE;
 				goto out;
 			}
-			paths = p;
-			paths[nr_paths++] = optarg;
-			paths[nr_paths] = NULL;
 			break;
 		case OPT_NO_KO:
 			r->no_ko = true;

@@ -40,8 +40,6 @@ static void resolve_usage(FILE *f)
 
 int resolver_option(struct resolver_args *args, int opt, const char *arg)
 {
-	const char **p;
-
 	switch (opt) {
 	case 'i':
 		args->input = arg;
@@ -62,14 +60,10 @@ int resolver_option(struct resolver_args *args, int opt, const char *arg)
 		args->clock_set = true;
 		return 0;
 	case RESOLVER_OPT_KO_PATH:
-		p = realloc(args->paths, (args->nr_paths + 2) * sizeof(*p));
-		if (!p) {
+		if (path_list_add(&args->paths, &args->nr_paths, arg)) {
 			p_err("out of memory");
 			return SECMAP_EXIT_FAILURE;
 		}
-		args->paths = p;
-		p[args->nr_paths++] = arg;
-		p[args->nr_paths] = NULL;
 		return 0;
 	case RESOLVER_OPT_FORCE:
 		args->force = true;

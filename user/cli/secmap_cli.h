@@ -152,6 +152,9 @@ size_t utf8_char_len(const unsigned char *p);
 bool utf8_valid(const char *s);
 /* A malloc()ed copy of @s with each byte of an invalid sequence as U+FFFD; NULL if no memory. */
 char *utf8_replace_invalid(const char *s);
+/* Append @path to the NULL-terminated list *@list of *@nr (--ko-path): 0 or -ENOMEM. */
+int path_list_add(const char ***list, size_t *nr, const char *path);
+
 /*
  * @s for a terminal: unchanged if it holds no control character (C0, DEL,
  * C1) and is valid UTF-8; else a copy where each such byte is "\xNN"
