@@ -31,6 +31,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import readelf_facts  # noqa: E402
+
 outdir, ko_dir, tag, secmap = sys.argv[1:5]
 MOD = "secmap_test_burn"
 SECTIONS = [".text", ".text.unlikely", ".noinstr.text", ".init.text", ".exit.text"]
@@ -57,30 +60,13 @@ def load_sysfs(phase):
     return secs
 
 
-def readelf(ko):
-    """Section sizes, and function symbols per section index, from binutils."""
-    sections = {}
-    out = subprocess.run(["readelf", "-SW", ko], capture_output=True, text=True,
-                         check=True).stdout
-    for m in re.finditer(r"^\s*\[\s*(\d+)\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)",
-                         out, re.M):
-        sections[m.group(2)] = (int(m.group(1)), int(m.group(3), 16))
-    funcs = {}
-    out = subprocess.run(["readelf", "-sW", ko], capture_output=True, text=True,
-                         check=True).stdout
-    for m in re.finditer(r"^\s*\d+:\s+([0-9a-f]+)\s+(\d+)\s+FUNC\s+\S+\s+\S+\s+(\d+)\s+(\S+)$",
-                         out, re.M):
-        funcs.setdefault(int(m.group(3)), []).append(
-            (int(m.group(1), 16), int(m.group(2)), m.group(4)))
-    return sections, funcs
-
-
 def expected_names(section, off):
-    idx, _ = elf_sections[section]
+    idx = elf_sections[section][0]
     return {name for value, size, name in funcs.get(idx, []) if value <= off < value + size}
 
 
-elf_sections, funcs = readelf(os.path.join(ko_dir, f"{MOD}.ko"))
+elf_sections = readelf_facts.sections(os.path.join(ko_dir, f"{MOD}.ko"))
+funcs = readelf_facts.functions(os.path.join(ko_dir, f"{MOD}.ko"))
 
 # Lives: addresses from sysfs, time spans from perf's tracepoints.
 events = []

@@ -45,6 +45,9 @@ import struct
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import readelf_facts  # noqa: E402
+
 MODULES = {
     "secmap_fake_a": "a",
     "secmap_fake_b": "b",
@@ -83,23 +86,7 @@ def kos(d):
 
 def readelf(ko):
     """Sections {name: (index, size, offset)}, functions {index: [(value, size, name)]}, build-id."""
-    secs = {}
-    out = subprocess.run(["readelf", "-SW", ko], capture_output=True, text=True,
-                         check=True).stdout
-    for m in re.finditer(r"^\s*\[\s*(\d+)\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+([0-9a-f]+)\s+"
-                         r"([0-9a-f]+)", out, re.M):
-        secs[m.group(2)] = (int(m.group(1)), int(m.group(4), 16), int(m.group(3), 16))
-    funcs = {}
-    out = subprocess.run(["readelf", "-sW", ko], capture_output=True, text=True,
-                         check=True).stdout
-    for m in re.finditer(r"^\s*\d+:\s+([0-9a-f]+)\s+(\d+)\s+FUNC\s+\S+\s+\S+\s+(\d+)\s+(\S+)$",
-                         out, re.M):
-        funcs.setdefault(int(m.group(3)), []).append(
-            (int(m.group(1), 16), int(m.group(2)), m.group(4)))
-    out = subprocess.run(["readelf", "-n", ko], capture_output=True, text=True,
-                         check=True).stdout
-    bid = bytes.fromhex(re.search(r"Build ID:\s*([0-9a-f]+)", out).group(1))
-    return secs, funcs, bid
+    return readelf_facts.sections(ko), readelf_facts.functions(ko), readelf_facts.build_id(ko)
 
 
 def layout(secs, core, init):
