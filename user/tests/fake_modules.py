@@ -206,14 +206,26 @@ class PerfData:
                 t = max(t, struct.unpack_from("<Q", self.raw, pos + offs["time"])[0])
         return t
 
+    def chain_holds_ip(self, pos):
+        """Whether the sample at pos has no callchain or one that holds its ip:
+        the callchain's copy of the ip is patched with it (seen on a busy
+        6.18 host: a kernel sample whose chain lacked its ip, so the spliced
+        module samples kept the template's frame)."""
+        st = self.sample_type
+        if not st & (1 << 5) or st & (1 << 4):
+            return True
+        offs, fixed = self.sample_fields()
+        ip = struct.unpack_from("<Q", self.raw, pos + offs["ip"])[0]
+        nr = struct.unpack_from("<Q", self.raw, pos + fixed)[0]
+        return ip in struct.unpack_from("<%dQ" % nr, self.raw, pos + fixed + 8)
+
     def template_sample(self):
         """A kernel sample of event 0 without callchain use: copied, then patched."""
-        for pos, rtype, misc, size in self.records():
-            if rtype == 9 and misc & 7 == 1:
-                return bytearray(self.raw[pos:pos + size])
-        for pos, rtype, misc, size in self.records():
-            if rtype == 9:
-                return bytearray(self.raw[pos:pos + size])
+        for want in (lambda m, p: m & 7 == 1 and self.chain_holds_ip(p),
+                     lambda m, p: m & 7 == 1, lambda m, p: True):
+            for pos, rtype, misc, size in self.records():
+                if rtype == 9 and want(misc, pos):
+                    return bytearray(self.raw[pos:pos + size])
         raise SystemExit("no sample in the perf.data")
 
     def rewrite(self, path, insert_after_kernel_map, appended):
@@ -344,8 +356,9 @@ def scenario(d, perf_in, perf_out, recording, expected, after=None, template=Non
     if pd.sample_type & (1 << 5) and not pd.sample_type & (1 << 4):
         nr = struct.unpack_from("<Q", tmpl, fixed)[0]
         entries = struct.unpack_from("<%dQ" % nr, tmpl, fixed + 8)
-        if orig_ip in entries:
-            chain = fixed + 8 + 8 * entries.index(orig_ip)
+        if orig_ip not in entries:
+            raise SystemExit("no kernel sample whose callchain holds its ip to patch")
+        chain = fixed + 8 + 8 * entries.index(orig_ip)
     appended = bytearray()
     samples.sort()
     for i, (t, ip, name, life, sec) in enumerate(samples):
