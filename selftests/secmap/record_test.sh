@@ -235,6 +235,17 @@ check "record: starved recorder exits 0 on SIGINT" [ $? -eq 0 ]
 secmap show -j -i "$tmp/loss.data" >"$out/loss.jsonl"
 check "record: the file is consistent after lost events" [ $? -eq 0 ]
 check "record: lost events became a resync record" grep -q '"reason":"lost"' "$out/loss.jsonl"
+# The gap starts at the last event delivered before it: known up to there.
+check "record: the lost resync's gap starts at the last event delivered, before the resync" \
+	awk -F'"time_local_ns":' '
+	{ split($2, t, ","); now = t[1] }
+	/"reason":"lost"/ {
+		match($0, /"gap_local_ns":[0-9]+/); gap = substr($0, RSTART + 15, RLENGTH - 15)
+		ok = gap > 0 && gap == last && gap < now; exit
+	}
+	/"type":"(map|unmap)"/ && now > 0 { last = now }
+	END { if (!ok) print "# gap " gap ", last event " last ", resync " now; exit !ok }' \
+	"$out/loss.jsonl"
 check "record: the resync's snapshot holds the module loaded during the loss" \
 	grep -q '"module":"secmap_test_late","section":".text".*"flags":"[a-z,]*snapshot' "$out/loss.jsonl"
 rmmod secmap_test_late

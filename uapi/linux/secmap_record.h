@@ -210,7 +210,7 @@ struct secmap_rec_resync {
 	__u64 time_local_ns;	/* the snapshot holds at this time */
 	__u64 time_mono_ns;
 	__u64 lost;		/* LOST: events it replaces (at least 1) */
-	/* RELOAD: from when nothing was observed (0: unknown); the gap ends at @time_* */
+	/* LOST, RELOAD: from when nothing was observed (0: unknown); ends at @time_* */
 	__u64 gap_local_ns;
 	__u64 gap_mono_ns;
 	__u32 nr_maps;

@@ -234,7 +234,7 @@ static int write_snapshot(struct recorder *r, const struct secmap_snapshot *snap
 		return -E2BIG;
 	rec.nr_maps = (uint32_t)maps;
 	rec.nr_modules = (uint32_t)n;
-	if (reason == SECMAP_RESYNC_RELOAD) {
+	if (reason != SECMAP_RESYNC_START) {
 		rec.gap_local_ns = r->gap_local;
 		rec.gap_mono_ns = r->gap_mono;
 	}
@@ -308,7 +308,13 @@ static int record_event(struct recorder *r, const struct secmap_event *ev)
 	uint64_t local = secmap_event_time_local_ns(ev), mono = secmap_event_time_mono_ns(ev);
 
 	r->nr_events++;
-	saw_stamps(r, local, mono);
+	if (secmap_event_type(ev) == SECMAP_EVENT_RESYNC) {
+		/* Nothing is known since the last event delivered: the gap starts there. */
+		r->gap_local = r->last_local;
+		r->gap_mono = r->last_mono;
+	} else {
+		saw_stamps(r, local, mono);
+	}
 	switch (secmap_event_type(ev)) {
 	case SECMAP_CMD_MODULE_NEW_NTF:
 		return write_module_maps(r, secmap_event_module(ev), local, mono,

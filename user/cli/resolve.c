@@ -223,6 +223,7 @@ static int print_one(const struct secmap_resolver *res, const char *arg)
 		else
 			json_out_null(o, "symbol_offset");
 		json_out_str(o, "reason", found ? r.reason : "in no recorded mapping");
+		json_out_bool(o, "in_gap", found && (r.map_flags & SECMAP_RESOLVED_F_IN_GAP));
 		json_out_object_end(o);
 		return json_out_finish(o) ? SECMAP_EXIT_FAILURE : SECMAP_EXIT_OK;
 	}

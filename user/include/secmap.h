@@ -424,11 +424,18 @@ struct secmap_resolution {
 	const char *section;
 	uint64_t section_offset;
 	uint64_t map_start;
-	uint32_t map_flags;		/* SECMAP_MAP_F_* */
+	uint32_t map_flags;		/* SECMAP_MAP_F_*, SECMAP_RESOLVED_F_* */
 	const char *symbol;
 	uint64_t symbol_offset;
 	const char *reason;
 };
+
+/*
+ * In a resolution's map_flags: the mapping was first seen in the snapshot
+ * after a gap (events lost, secmap.ko reloaded) and @time is inside that
+ * gap: the module may have loaded after @time. @reason says so too.
+ */
+#define SECMAP_RESOLVED_F_IN_GAP (1u << 31)
 
 struct secmap_resolver;
 int secmap_resolver_new(const struct secmap_resolver_opts *opts, struct secmap_resolver **res);

@@ -63,6 +63,11 @@ struct rs_map {
 	uint32_t flags;		/* SECMAP_MAP_F_* */
 };
 
+/* Over [from, to) of each clock, what changed is not known. */
+struct rs_gap {
+	uint64_t from[2], to[2];
+};
+
 /* A module load, from its first map record to its unload. */
 struct rs_life {
 	uint32_t build;
@@ -145,6 +150,13 @@ struct secmap_resolver {
 	uint32_t snap_reason;
 	uint64_t snap_at[2];	/* when the gap began (or the resync, if none) */
 	int resync_no;
+	/*
+	 * The gaps of resyncs (events lost, secmap.ko reloaded): what a
+	 * snapshot shows new is opened at a gap's start, a guess until its end.
+	 * Sorted by start in the resolver's clock by finish().
+	 */
+	struct rs_gap *gaps;
+	size_t nr_gaps, cap_gaps;
 
 	/* kallsyms: read line by line as pieces come; only text symbols kept. */
 	uint64_t kallsyms_len;		/* bytes received: the next piece's offset */
@@ -466,6 +478,29 @@ static bool life_has(const struct secmap_resolver *res, const struct rs_life *li
 	return false;
 }
 
+static int add_gap(struct secmap_resolver *res, const struct secmap_record *rec)
+{
+	struct rs_gap *g;
+
+	if (res->snap_at[0] >= rec->time_local_ns && res->snap_at[1] >= rec->time_mono_ns)
+		return 0;	/* no gap start recorded: nothing is opened early */
+	if (res->nr_gaps == res->cap_gaps) {
+		size_t cap = res->cap_gaps ? 2 * res->cap_gaps : 8;
+
+		g = realloc(res->gaps, cap * sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		res->gaps = g;
+		res->cap_gaps = cap;
+	}
+	g = &res->gaps[res->nr_gaps++];
+	g->from[0] = res->snap_at[0];
+	g->from[1] = res->snap_at[1];
+	g->to[0] = rec->time_local_ns;
+	g->to[1] = rec->time_mono_ns;
+	return 0;
+}
+
 /* After a resync's snapshot: what it did not show is gone since the gap began. */
 static void end_resync(struct secmap_resolver *res)
 {
@@ -512,6 +547,10 @@ static int add_snapshot_map(struct secmap_resolver *res, const struct secmap_rec
 	/* Kept loads have their maps; a freed init section is no mapping. */
 	if (life->resync == 2 && !(rec->flags & SECMAP_MAP_F_FREED))
 		err = add_map(res, life, rec, from);
+	/* A kept load whose init was freed in the gap: closed when it began. */
+	if (life->resync == 1 && (rec->flags & (SECMAP_MAP_F_FREED | SECMAP_MAP_F_INIT)) ==
+	    (SECMAP_MAP_F_FREED | SECMAP_MAP_F_INIT))
+		close_life(res, life, from, true);
 	return err;
 }
 
@@ -682,7 +721,9 @@ SECMAP_EXPORT int secmap_resolver_add(struct secmap_resolver *res, const struct 
 		res->snap_reason = rec->reason;
 		res->snap_at[0] = rec->gap_local_ns ? rec->gap_local_ns : rec->time_local_ns;
 		res->snap_at[1] = rec->gap_mono_ns ? rec->gap_mono_ns : rec->time_mono_ns;
-		if (!res->snap_left)
+		if (rec->reason != SECMAP_RESYNC_START)
+			err = add_gap(res, rec);
+		if (!err && !res->snap_left)
 			end_resync(res);
 		break;
 	case SECMAP_REC_SEC_MAP:
@@ -795,6 +836,7 @@ SECMAP_EXPORT void secmap_resolver_free(struct secmap_resolver *res)
 	free(res->builds);
 	free(res->builds_hash);
 	free(res->maps);
+	free(res->gaps);
 	free(res->lives);
 	free(res->open_hash);
 	free(res->partial);
@@ -1325,6 +1367,38 @@ index_find(const struct rs_index *idx, uint64_t addr, uint64_t time, bool counte
 	return NULL;
 }
 
+static int cmp_gap(const void *a, const void *b, void *arg)
+{
+	const struct rs_gap *x = a, *y = b;
+	int c = ((const struct secmap_resolver *)arg)->opts.clock;
+
+	return x->from[c] < y->from[c] ? -1 : x->from[c] > y->from[c];
+}
+
+/*
+ * Whether a mapping valid from @from, found at @time, was opened at the
+ * start of a gap that @time is in: the snapshot after the gap showed it,
+ * but when in the gap it came is not known.
+ */
+static bool in_gap(const struct secmap_resolver *res, uint64_t from, uint64_t time)
+{
+	size_t lo = 0, hi = res->nr_gaps;
+	int c = res->opts.clock;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (res->gaps[mid].from[c] < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < res->nr_gaps && res->gaps[lo].from[c] == from; lo++)
+		if (time < res->gaps[lo].to[c])
+			return true;
+	return false;
+}
+
 SECMAP_EXPORT int secmap_resolver_finish(struct secmap_resolver *res)
 {
 	struct secmap_ko_index *idx = NULL;
@@ -1356,6 +1430,8 @@ SECMAP_EXPORT int secmap_resolver_finish(struct secmap_resolver *res)
 	}
 	if (!err)
 		err = add_footprints(res);
+	if (!err && res->nr_gaps)
+		qsort_r(res->gaps, res->nr_gaps, sizeof(*res->gaps), cmp_gap, res);
 	if (!err)
 		err = build_index(res, &res->sections, false);
 	if (!err)
@@ -1483,6 +1559,11 @@ answer(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
 	out->reason = ref->reason;
 	if (!ref->reason)
 		resolve_symbol(ref->sec, out->section_offset, out);
+	if (res->nr_gaps && time != SECMAP_TIME_ANY && in_gap(res, slot->from, time)) {
+		out->map_flags |= SECMAP_RESOLVED_F_IN_GAP;
+		if (!out->reason)
+			out->reason = "loaded during a gap in the recording: maybe not yet at this time";
+	}
 	return 0;
 }
 

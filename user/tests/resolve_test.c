@@ -623,6 +623,50 @@ TEST_F(res, resync_closes_what_is_gone_and_opens_what_is_new)
 	ASSERT_EQ(0, secmap_resolve(self->res, INIT2 + 1, 1500, &r));
 	ASSERT_STREQ("c", r.module);
 	ASSERT_STREQ("no .ko found", r.reason);
+	/* c came at some time in the gap: an answer in it says so; after it, not. */
+	ASSERT_TRUE(r.map_flags & SECMAP_RESOLVED_F_IN_GAP);
+	ASSERT_EQ(0, secmap_resolve(self->res, INIT2 + 1, 2500, &r));
+	ASSERT_FALSE(r.map_flags & SECMAP_RESOLVED_F_IN_GAP);
+	/* b was there before the gap and after: no guess. */
+	ASSERT_EQ(0, secmap_resolve(self->res, TEXT2 + 1, 1500, &r));
+	ASSERT_FALSE(r.map_flags & SECMAP_RESOLVED_F_IN_GAP);
+	ASSERT_EQ(0, secmap_resolve(self->res, INIT2 + 1, SECMAP_TIME_ANY, &r));
+	ASSERT_FALSE(r.map_flags & SECMAP_RESOLVED_F_IN_GAP);
+}
+
+/* A load kept across a resync whose snapshot shows its init freed: closed at the gap's start. */
+TEST_F(res, kept_load_init_freed_in_gap)
+{
+	struct secmap_resolver_opts opts = { .search = &self->search };
+	struct secmap_resolution r;
+	struct secmap_record rec;
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	rec = resync_rec(SECMAP_RESYNC_START, 0, 50, 0);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("fix", ".text", TEXT, SIZE, 100, SECMAP_MAP_F_EXEC, 7, self->id, self->id_len);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("fix", ".init.text", INIT, SIZE, 100, SECMAP_MAP_F_EXEC | SECMAP_MAP_F_INIT,
+		      7, self->id, self->id_len);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	/* Events lost from 1000 (the init-free among them); the snapshot at 2000. */
+	rec = resync_rec(SECMAP_RESYNC_LOST, 2, 2000, 1000);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("fix", ".text", TEXT, SIZE, 2000, SECMAP_MAP_F_EXEC | SECMAP_MAP_F_SNAPSHOT,
+		      7, self->id, self->id_len);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("fix", ".init.text", INIT, SIZE, 2000, SECMAP_MAP_F_EXEC | SECMAP_MAP_F_INIT |
+		      SECMAP_MAP_F_SNAPSHOT | SECMAP_MAP_F_FREED, 7, self->id, self->id_len);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+
+	ASSERT_EQ(0, secmap_resolve(self->res, INIT + 1, 500, &r));
+	ASSERT_STREQ(".init.text", r.section);
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, INIT + 1, 1500, &r));
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, INIT + 1, 5000, &r));
+	ASSERT_EQ(0, secmap_resolve(self->res, TEXT + 1, 5000, &r));
+	ASSERT_STREQ(".text", r.section);
+	ASSERT_FALSE(r.map_flags & SECMAP_RESOLVED_F_IN_GAP);
 }
 
 TEST_F(res, inside_module_outside_sections)
