@@ -383,12 +383,13 @@ int do_archive(int argc, char **argv)
 	struct archive_result res = { .exit = SECMAP_EXIT_OK };
 	struct secmap_ko_search search = { 0 };
 	struct archive_job job = { 0 };
-	char *output = NULL, *tmp = NULL;
+	char *output = NULL;
+	struct secmap_output *out_file = NULL;
 	struct archive *a = NULL;
 	const char *why = NULL;
 	size_t nr_paths = 0;
 	bool force = false;
-	int opt, ret = SECMAP_EXIT_FAILURE, err, fd = -1;
+	int opt, ret = SECMAP_EXIT_FAILURE, err;
 
 	optind = 0;
 	opterr = 0;
@@ -450,21 +451,15 @@ int do_archive(int argc, char **argv)
 	/* The recorded kernel's module tree, not the one this machine runs. */
 	search.release = job.release[0] ? job.release : NULL;
 	search.paths = paths;
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", output) < 0) {
-		tmp = NULL;
-		goto nomem;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		p_err("archive: cannot create %s: %s", output, strerror(errno));
-		free(tmp);
-		tmp = NULL;
+	err = secmap_output_open(output, &out_file);
+	if (err) {
+		ret = output_error("archive: ", output, err);
 		goto out;
 	}
 	a = al->write_new();
 	if (!a || al->write_add_filter_xz(a) != ARCHIVE_OK ||
 	    al->write_set_format_pax_restricted(a) != ARCHIVE_OK ||
-	    al->write_open_fd(a, fd) != ARCHIVE_OK) {
+	    al->write_open_fd(a, secmap_output_fd(out_file)) != ARCHIVE_OK) {
 		p_err("archive: %s", a ? al->error_string(a) : "out of memory");
 		goto out;
 	}
@@ -483,12 +478,11 @@ int do_archive(int argc, char **argv)
 		p_err("archive: %s: %s", output, al->error_string(a));
 		goto out;
 	}
-	if (fsync(fd) < 0 || fchmod(fd, 0644) < 0 || rename(tmp, output) < 0) {
-		p_err("archive: cannot write %s: %s", output, strerror(errno));
+	err = secmap_output_commit(out_file, 0);
+	if (err) {
+		ret = output_error("archive: ", output, err);
 		goto out;
 	}
-	free(tmp);
-	tmp = NULL;
 	if (json_output) {
 		struct json_out *o = json_out_stream(stdout, pretty_output);
 
@@ -516,11 +510,7 @@ int do_archive(int argc, char **argv)
 out:
 	if (a)
 		al->write_free(a);
-	if (fd >= 0)
-		close(fd);
-	if (tmp)
-		unlink(tmp);
-	free(tmp);
+	secmap_output_close(out_file);
 	free(output);
 	free(paths);
 	job_free(&job);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "json_out.h"
 #include "secmap_cli.h"
@@ -267,4 +268,26 @@ int path_list_add(const char ***list, size_t *nr, const char *path)
 	p[*nr] = NULL;
 	*list = p;
 	return 0;
+}
+
+int output_error(const char *cmd, const char *path, int err)
+{
+	struct stat st;
+
+	if (err == -EINVAL && !stat(path, &st) && !S_ISREG(st.st_mode)) {
+		p_err("%s%s: not a regular file: refusing to replace it", cmd, path);
+		return SECMAP_EXIT_USAGE;
+	}
+	if (err == -EISDIR) {
+		p_err("%s%s: is a directory: name a file", cmd, path);
+		return SECMAP_EXIT_USAGE;
+	}
+	if (err == -ENOLINK)
+		p_err("%scannot write %s: a symlink that leads nowhere", cmd, path);
+	else if (err == -EACCES || err == -EPERM || err == -EROFS)
+		p_err("%scannot write %s: %s (a temporary file is created in its directory)",
+		      cmd, path, strerror(-err));
+	else
+		p_err("%scannot write %s: %s", cmd, path, strerror(-err));
+	return SECMAP_EXIT_FAILURE;
 }

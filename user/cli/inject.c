@@ -299,7 +299,6 @@ static int report_inject_error(const struct inject_args *args, const char *out_p
 	const char *in_path = args->input;
 	char msg[160];
 	const char *what = NULL;
-	struct stat st;
 	int fd;
 
 	if (err == -ESTALE || err == -ENODATA) {
@@ -324,18 +323,7 @@ static int report_inject_error(const struct inject_args *args, const char *out_p
 		return SECMAP_EXIT_FAILURE;
 	}
 	close(fd);
-	if (err == -EINVAL && !stat(out_path, &st) && !S_ISREG(st.st_mode)) {
-		p_err("%s: not a regular file: refusing to replace it", out_path);
-		return SECMAP_EXIT_USAGE;
-	}
-	if (err == -ENOLINK)
-		p_err("cannot write %s: a symlink that leads nowhere", out_path);
-	else if (err == -EACCES || err == -EPERM || err == -EROFS)
-		p_err("cannot write %s: %s (a temporary file is created in its directory)",
-		      out_path, strerror(-err));
-	else
-		p_err("cannot write %s: %s", out_path, strerror(-err));
-	return SECMAP_EXIT_FAILURE;
+	return output_error("", out_path, err);
 }
 
 static int print_result(const char *out_path, const struct inject_args *args,

@@ -535,50 +535,6 @@ static int record_loop(struct recorder *r, int sfd, struct record_run *run)
 	return drain_events(r);
 }
 
-/*
- * The recording starts in a temporary file beside @path, renamed to @path
- * once its first snapshot is written: a recorder that cannot start leaves
- * nothing behind, and an existing @path is kept as @path.old, as perf
- * record keeps perf.data.old. Renaming does not disturb the open file.
- */
-static int open_output(const char *path, char **tmp)
-{
-	int fd;
-
-	if (asprintf(tmp, "%s.tmp.XXXXXX", path) < 0) {
-		*tmp = NULL;
-		return -ENOMEM;
-	}
-	fd = mkostemp(*tmp, O_CLOEXEC);
-	if (fd < 0 || fchmod(fd, 0644) < 0) {
-		int err = -errno;
-
-		if (fd >= 0) {
-			close(fd);
-			unlink(*tmp);
-		}
-		free(*tmp);
-		*tmp = NULL;
-		return err;
-	}
-	return fd;
-}
-
-static int publish_output(const char *path, const char *tmp)
-{
-	char *old;
-	int err = 0;
-
-	if (asprintf(&old, "%s.old", path) < 0)
-		return -ENOMEM;
-	if (rename(path, old) < 0 && errno != ENOENT)
-		err = -errno;
-	else if (rename(tmp, path) < 0)
-		err = -errno;
-	free(old);
-	return err;
-}
-
 static pid_t start_command(char **argv, const sigset_t *oldmask)
 {
 	pid_t pid = fork();
@@ -733,7 +689,7 @@ int do_record(int argc, char **argv)
 	struct recorder *r;
 	struct record_run run = { .child = -1 };
 	const char *inject = NULL, **paths = NULL;
-	char *tmp = NULL;
+	struct secmap_output *output = NULL;
 	uint64_t bytes;
 	sigset_t mask, oldmask;
 	size_t nr_paths = 0;
@@ -801,12 +757,19 @@ int do_record(int argc, char **argv)
 	}
 	r->search.paths = paths;
 
-	fd = open_output(r->path, &tmp);
-	if (fd < 0) {
-		p_err("record: cannot create %s: %s", r->path, strerror(-fd));
-		ret = SECMAP_EXIT_FAILURE;
+	/*
+	 * The recording starts unnamed beside @path (where its symlinks lead),
+	 * renamed to it once its first snapshot is written: a recorder that
+	 * cannot start leaves nothing behind, and an existing file is kept as
+	 * PATH.old, as perf record keeps perf.data.old. A device or FIFO there
+	 * is refused, never replaced.
+	 */
+	err = secmap_output_open(r->path, &output);
+	if (err) {
+		ret = output_error("record: ", r->path, err);
 		goto out;
 	}
+	fd = secmap_output_fd(output);
 	/* Signals are read from a descriptor, in the loop: block them first. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -816,7 +779,6 @@ int do_record(int argc, char **argv)
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0) {
 		p_err("record: signalfd: %s", strerror(errno));
-		close(fd);
 		ret = SECMAP_EXIT_FAILURE;
 		goto out_mask;
 	}
@@ -834,20 +796,15 @@ int do_record(int argc, char **argv)
 		ret = exit_code_from_err(err);
 		secmap_writer_free(r->w);
 		r->w = NULL;
-		close(fd);
-		unlink(tmp);
 		goto out_mask;
 	}
 	err = secmap_writer_flush(r->w);
 	if (!err)
-		err = publish_output(r->path, tmp);
+		err = secmap_output_commit(output, SECMAP_OUTPUT_KEEP_OLD | SECMAP_OUTPUT_KEEP_OPEN);
 	if (err) {
-		p_err("record: cannot create %s: %s", r->path, strerror(-err));
-		ret = SECMAP_EXIT_FAILURE;
+		ret = output_error("record: ", r->path, err);
 		secmap_writer_free(r->w);
 		r->w = NULL;
-		close(fd);
-		unlink(tmp);
 		goto out_mask;
 	}
 	if (!err && optind < argc) {
@@ -862,8 +819,9 @@ int do_record(int argc, char **argv)
 	bytes = secmap_writer_bytes(r->w);
 	ret = secmap_writer_free(r->w);
 	err = err ? err : ret;
-	if (close(fd) < 0 && !err)
-		err = -errno;
+	ret = secmap_output_close(output);
+	output = NULL;
+	err = err ? err : ret;
 	if (err) {
 		p_err("record: %s: %s", r->path, secmap_strerror(err));
 		ret = SECMAP_EXIT_FAILURE;
@@ -897,7 +855,7 @@ out_mask:
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 out:
 	record_cleanup(r);
-	free(tmp);
+	secmap_output_close(output);
 	free(paths);
 	free(r);
 	return ret;

@@ -154,6 +154,11 @@ bool utf8_valid(const char *s);
 char *utf8_replace_invalid(const char *s);
 /* Append @path to the NULL-terminated list *@list of *@nr (--ko-path): 0 or -ENOMEM. */
 int path_list_add(const char ***list, size_t *nr, const char *path);
+/*
+ * Why output file @path (secmap_output_open() or a commit) failed with
+ * @err, in one line prefixed by @cmd ("record: ", or ""); the exit code.
+ */
+int output_error(const char *cmd, const char *path, int err);
 
 /*
  * @s for a terminal: unchanged if it holds no control character (C0, DEL,

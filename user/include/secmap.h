@@ -759,6 +759,26 @@ void secmap_perf_data_skip_samples(struct secmap_perf_data *pd, bool skip);
 /* File offset of the record last returned, or of the bad one. */
 uint64_t secmap_perf_data_offset(const struct secmap_perf_data *pd);
 
+/*
+ * An output file that replaces @path only when committed: written unnamed
+ * beside it (a crash or kill -9 leaves nothing), then renamed over it.
+ * Symlinks are followed: the link stays and the file it leads to is
+ * replaced. An existing @path that is not a regular file is refused at
+ * open: -EINVAL (device, FIFO, socket), -EISDIR; -ENOLINK for a symlink
+ * that leads nowhere. One handle per thread.
+ */
+struct secmap_output;
+int secmap_output_open(const char *path, struct secmap_output **out);
+int secmap_output_fd(const struct secmap_output *out);
+/* Where the file goes, symlinks followed. */
+const char *secmap_output_path(const struct secmap_output *out);
+#define SECMAP_OUTPUT_KEEP_OLD	(1u << 0)	/* the replaced file stays as PATH.old (perf record's) */
+#define SECMAP_OUTPUT_KEEP_OPEN	(1u << 1)	/* the descriptor stays open for more writes */
+/* fsync and rename into place; without KEEP_OPEN the descriptor is closed. */
+int secmap_output_commit(struct secmap_output *out, unsigned int flags);
+/* Frees @out: not committed, it is discarded; after KEEP_OPEN, fsync and close. */
+int secmap_output_close(struct secmap_output *out);
+
 /* A static string describing a negative return value of this library. */
 const char *secmap_strerror(int err);
 

@@ -53,4 +53,40 @@ for cmd in show report script; do
 done
 check "resolve -m FIFO: refused at once" fails 8 "fifo" resolve -m "$tmp/fifo" 0x1
 check "inject -i FIFO: refused at once" fails 8 "fifo" inject -i "$tmp/fifo" -m "$tmp/fifo"
+
+# Outputs: a FIFO, a device or a directory is never replaced; a symlink is
+# written through (the link stays), even to a file still to be made.
+ln -s /dev/null "$tmp/null"
+is_kind() {	# is_kind TEST PATH: still what it was
+	test "$1" "$2" || { echo "# $2 was replaced: $(ls -l "$2")"; return 1; }
+}
+check "record -o FIFO: refused, left a FIFO" fails 2 "fifo: not a regular file" \
+	record -q -o "$tmp/fifo" -- true
+check "record -o FIFO: still a FIFO" is_kind -p "$tmp/fifo"
+check "record -o LINK-TO-/dev/null: refused" fails 2 "not a regular file" \
+	record -q -o "$tmp/null" -- true
+check "record -o LINK-TO-/dev/null: /dev/null still a device, the link a link" \
+	sh -c 'test -c /dev/null && test -L "$1"' sh "$tmp/null"
+check "record -o DIRECTORY: refused" fails 2 "is a directory" record -q -o "$tmp/dir" -- true
+ln -s rec.data "$tmp/rec-link"
+check "record -o LINK to a file still to be made: made, the link kept" sh -c '
+	"$1" record -q -o "$2/rec-link" -- true 2>/dev/null && test -L "$2/rec-link" &&
+		test -f "$2/rec.data" && "$1" show -i "$2/rec-link" >/dev/null' sh "$bin" "$tmp"
+check "record -o LINK again: the old file kept as rec.data.old, beside it" \
+	sh -c '"$1" record -q -o "$2/rec-link" -- true 2>/dev/null && test -f "$2/rec.data.old" &&
+		test -L "$2/rec-link"' sh "$bin" "$tmp"
+if [ -s "$tmp/rec.data" ]; then
+	check "archive -o LINK-TO-/dev/null: refused, /dev/null a device" sh -c '
+		"$1" archive -m "$2/rec.data" -o "$2/null" >/dev/null 2>"$2/err"; st=$?
+		[ $st -eq 2 ] && grep -q "not a regular file" "$2/err" && test -c /dev/null ||
+			{ echo "# exit $st: $(cat "$2/err")"; exit 1; }' sh "$bin" "$tmp"
+	check "archive -o FIFO: refused at once" fails 2 "not a regular file" \
+		archive -m "$tmp/rec.data" -o "$tmp/fifo"
+	ln -s out.tar.xz "$tmp/tar-link"
+	check "archive -o LINK: the archive where it leads, the link kept" sh -c '
+		"$1" archive -m "$2/rec.data" -o "$2/tar-link" >/dev/null 2>&1
+		test -L "$2/tar-link" && tar -tJf "$2/out.tar.xz" >/dev/null' sh "$bin" "$tmp"
+fi
+check "no temporary file left beside the outputs" \
+	sh -c '! ls -A "$1" | grep -E "tmp|secmap-" ' sh "$tmp"
 tap_done

@@ -561,6 +561,79 @@ TEST_F(inject, output_kinds)
 	free(in.p);
 }
 
+static int write_str(int fd, const char *s)
+{
+	return write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static bool holds(const char *path, const char *s)
+{
+	struct bytes b = get_file(path);
+	bool same_bytes = b.p && b.len == strlen(s) && !memcmp(b.p, s, b.len);
+
+	free(b.p);
+	return same_bytes;
+}
+
+/* secmap_output, which record and archive write through. */
+TEST_F(inject, output_file)
+{
+	char made[PATH_MAX], link[PATH_MAX], p[PATH_MAX], q[PATH_MAX];
+	struct secmap_output *o;
+	struct stat st;
+
+	snprintf(made, sizeof(made), "%s/made.data", self->dir);
+	snprintf(link, sizeof(link), "%s/link", self->dir);
+	/* A link to a file still to be made, in a directory that exists: made. */
+	ASSERT_EQ(0, symlink("made.data", link));
+	ASSERT_EQ(0, secmap_output_open(link, &o));
+	ASSERT_EQ(1, count_entries(self->dir)) TH_LOG("unnamed until committed");
+	ASSERT_EQ(0, write_str(secmap_output_fd(o), "abc"));
+	ASSERT_EQ(0, secmap_output_commit(o, 0));
+	ASSERT_EQ(-1, secmap_output_fd(o));
+	ASSERT_EQ(0, secmap_output_close(o));
+	ASSERT_TRUE(holds(made, "abc"));
+	ASSERT_EQ(0, lstat(link, &st));
+	ASSERT_TRUE(S_ISLNK(st.st_mode));
+	/* perf record's PATH.old, and writing on after the rename. */
+	ASSERT_EQ(0, secmap_output_open(link, &o));
+	ASSERT_EQ(0, write_str(secmap_output_fd(o), "def"));
+	ASSERT_EQ(0, secmap_output_commit(o, SECMAP_OUTPUT_KEEP_OLD | SECMAP_OUTPUT_KEEP_OPEN));
+	ASSERT_EQ(0, write_str(secmap_output_fd(o), "g"));
+	ASSERT_EQ(-EINVAL, secmap_output_commit(o, 0));
+	ASSERT_EQ(0, secmap_output_close(o));
+	ASSERT_TRUE(holds(made, "defg"));
+	snprintf(p, sizeof(p), "%s/made.data.old", self->dir);
+	ASSERT_TRUE(holds(p, "abc"));
+	/* Not committed: nothing left, nothing replaced. */
+	ASSERT_EQ(0, secmap_output_open(made, &o));
+	ASSERT_EQ(0, write_str(secmap_output_fd(o), "x"));
+	ASSERT_EQ(0, secmap_output_close(o));
+	ASSERT_TRUE(holds(made, "defg"));
+	ASSERT_EQ(3, count_entries(self->dir));
+	/* Never replaced: a FIFO, a device, a directory; nowhere to go. */
+	snprintf(p, sizeof(p), "%s/fifo", self->dir);
+	ASSERT_EQ(0, mkfifo(p, 0600));
+	ASSERT_EQ(-EINVAL, secmap_output_open(p, &o));
+	ASSERT_EQ(NULL, o);
+	ASSERT_EQ(-EINVAL, secmap_output_open("/dev/null", &o));
+	ASSERT_EQ(0, stat("/dev/null", &st));
+	ASSERT_TRUE(S_ISCHR(st.st_mode));
+	snprintf(p, sizeof(p), "%s/null", self->dir);
+	ASSERT_EQ(0, symlink("/dev/null", p));
+	ASSERT_EQ(-EINVAL, secmap_output_open(p, &o));
+	ASSERT_EQ(-EISDIR, secmap_output_open(self->dir, &o));
+	snprintf(p, sizeof(p), "%s/dangling", self->dir);
+	ASSERT_EQ(0, symlink("nowhere/x", p));
+	ASSERT_EQ(-ENOLINK, secmap_output_open(p, &o));
+	snprintf(p, sizeof(p), "%s/loop1", self->dir);
+	snprintf(q, sizeof(q), "%s/loop2", self->dir);
+	ASSERT_EQ(0, symlink("loop2", p));
+	ASSERT_EQ(0, symlink("loop1", q));
+	ASSERT_EQ(-ELOOP, secmap_output_open(p, &o));
+	ASSERT_EQ(8, count_entries(self->dir));
+}
+
 /* Inject into @b, expecting @err, the input as it was and no file added. */
 static void expect_refused(struct __test_metadata *_metadata, FIXTURE_DATA(inject) *self,
 			   const struct bytes *b, int err, const char *what)
