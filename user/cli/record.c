@@ -77,9 +77,10 @@ static void record_usage(FILE *f)
 		"Options:\n"
 		"  -o, --output FILE        write the recording to FILE (default secmap.data;\n"
 		"                           an existing FILE is kept as FILE.old)\n"
-		"      --inject[=PERF_DATA] when COMMAND has exited, rewrite PERF_DATA (default\n"
-		"                           perf.data) for stock perf and embed the recording,\n"
-		"                           as `secmap inject`\n"
+		"      --inject[=PERF_DATA] when COMMAND has exited, rewrite PERF_DATA (default:\n"
+		"                           the -o of COMMAND's perf record, else perf.data)\n"
+		"                           for stock perf and embed the recording, as\n"
+		"                           `secmap inject`\n"
 		"      --no-kallsyms        leave out the core kernel's symbol table\n"
 		"      --ko-path PATH       look for .ko files in PATH first (repeatable)\n"
 		"      --no-ko              do not read .ko files (no section sizes, offsets)\n"
@@ -535,6 +536,17 @@ static int record_loop(struct recorder *r, int sfd, struct record_run *run)
 	return drain_events(r);
 }
 
+/* Whether @path was changed at or after @since; a missing file says so itself later. */
+static bool written_since(const char *path, const struct timespec *since)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return true;
+	return st.st_mtim.tv_sec > since->tv_sec ||
+	       (st.st_mtim.tv_sec == since->tv_sec && st.st_mtim.tv_nsec >= since->tv_nsec);
+}
+
 static pid_t start_command(char **argv, const sigset_t *oldmask)
 {
 	pid_t pid = fork();
@@ -690,6 +702,7 @@ int do_record(int argc, char **argv)
 	struct record_run run = { .child = -1 };
 	const char *inject = NULL, **paths = NULL;
 	struct secmap_output *output = NULL;
+	struct timespec started;
 	uint64_t bytes;
 	sigset_t mask, oldmask;
 	size_t nr_paths = 0;
@@ -718,7 +731,7 @@ int do_record(int argc, char **argv)
 			r->quiet = true;
 			break;
 		case OPT_INJECT:
-			inject = optarg ? optarg : "perf.data";
+			inject = optarg ? optarg : "";
 			break;
 		case OPT_NO_KALLSYMS:
 			r->no_kallsyms = true;
@@ -754,6 +767,18 @@ int do_record(int argc, char **argv)
 		p_err("record: --inject needs a COMMAND that writes the perf.data");
 		ret = SECMAP_EXIT_USAGE;
 		goto out;
+	}
+	/* Without a name, the file the command's perf record writes. */
+	if (inject && !*inject) {
+		err = perf_record_output(argv + optind, &inject);
+		if (err == -EPIPE) {
+			p_err("record: --inject: the command's perf record writes to a pipe, not a "
+			      "file: record to a file (-o FILE), or name one with --inject=FILE");
+			ret = SECMAP_EXIT_USAGE;
+			goto out;
+		}
+		if (err)
+			inject = "perf.data";
 	}
 	r->search.paths = paths;
 
@@ -807,6 +832,8 @@ int do_record(int argc, char **argv)
 		r->w = NULL;
 		goto out_mask;
 	}
+	/* The clock file times come from: a file written from now on is not older. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &started);
 	if (!err && optind < argc) {
 		run.child = start_command(argv + optind, &oldmask);
 		if (run.child < 0)
@@ -834,7 +861,13 @@ int do_record(int argc, char **argv)
 	r->w = NULL;
 	summary(r, bytes);
 	ret = command_status(&run);
-	if (inject) {
+	if (inject && !written_since(inject, &started)) {
+		/* Another run's file: the recording would go where it does not belong. */
+		p_err("record: --inject: %s was not written while recording: name the file "
+		      "COMMAND writes with --inject=FILE", inject);
+		if (!ret)
+			ret = SECMAP_EXIT_BAD_INPUT;
+	} else if (inject) {
 		/* The same path and messages as `secmap inject -i PERF_DATA -m FILE`. */
 		struct inject_args ia = {
 			.input = inject, .map = r->path, .paths = paths, .maps = true,

@@ -159,6 +159,11 @@ int path_list_add(const char ***list, size_t *nr, const char *path);
  * @err, in one line prefixed by @cmd ("record: ", or ""); the exit code.
  */
 int output_error(const char *cmd, const char *path, int err);
+/*
+ * The file a `perf record` in command line @argv writes: 0 and *@path;
+ * -EPIPE if it writes to a pipe; -ENOENT if @argv runs no perf record.
+ */
+int perf_record_output(char *const *argv, const char **path);
 
 /*
  * @s for a terminal: unchanged if it holds no control character (C0, DEL,

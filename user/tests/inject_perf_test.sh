@@ -277,4 +277,51 @@ else
 	check_file sid "$sid_tmp/conv" "$sv, perf inject from a pipe"
 fi
 
+# --- secmap record --inject: the file the command's perf record writes ----------
+
+if [ "$(id -u)" -ne 0 ] || ! "$host_perf" record -q -e cpu-clock -o "$tmp/probe.data" -- true \
+	>/dev/null 2>&1; then
+	ok "record --inject # SKIP perf record does not run here (needs root and perf events)"
+	tap_done
+fi
+ri=$tmp/ri
+mkdir -p "$ri"
+# Another run's perf.data in the directory, older than the recording.
+cp "$tmp/probe.data" "$ri/perf.data"
+touch -d '-1 hour' "$ri/perf.data"
+cp -p "$ri/perf.data" "$ri/perf.data.orig"
+(cd "$ri" && "$bin" record -q -o rec.data --inject -- \
+	"$host_perf" record -q -e cpu-clock -o run2.data -- sleep 0.1) >/dev/null 2>"$ri/err"
+st=$?
+check "record --inject -- perf record -o run2.data: exit 0" sh -c '[ "$1" -eq 0 ] ||
+	{ echo "# exit $1: $(head -c 300 "$2")"; exit 1; }' sh $st "$ri/err"
+check "record --inject -- perf record -o run2.data: the recording is in run2.data" \
+	sh -c '"$1" show -i "$2/run2.data" >/dev/null' sh "$bin" "$ri"
+check "record --inject -- perf record -o run2.data: the old perf.data untouched" \
+	cmp -s "$ri/perf.data" "$ri/perf.data.orig"
+for form in "--output=run3.data" "--output run3.data" "-o run3.data" "-orun3.data" \
+	"-ao run3.data" "-e cpu-clock -c 10000 --out run3.data"; do
+	rm -f "$ri/run3.data"
+	# shellcheck disable=SC2086 # $form is a list of words
+	(cd "$ri" && "$bin" record -q -o rec.data --inject -- \
+		"$host_perf" record -q -e cpu-clock $form -- sleep 0.05) >/dev/null 2>"$ri/err"
+	check "record --inject -- perf record $form: injected into run3.data" \
+		sh -c '"$1" show -i "$2/run3.data" >/dev/null' sh "$bin" "$ri"
+done
+check "record --inject=perf.data older than the recording: exit 8, said so" sh -c '
+	cd "$2" && "$1" record -q -o rec.data --inject=perf.data -- \
+		"$3" record -q -e cpu-clock -o run4.data -- true >/dev/null 2>err
+	st=$?; [ $st -eq 8 ] && grep -q "perf.data was not written while recording" err ||
+		{ echo "# exit $st: $(cat err)"; exit 1; }' sh "$bin" "$ri" "$host_perf"
+check "record --inject=perf.data older: perf.data untouched" cmp -s "$ri/perf.data" "$ri/perf.data.orig"
+rm -f "$ri/rec.data"
+check "record --inject -- perf record -o -: refused at once, pipe named, no recording" sh -c '
+	cd "$2" && "$1" record -q -o rec.data --inject -- "$3" record -q -o - -- true \
+		>/dev/null 2>err
+	st=$?; [ $st -eq 2 ] && grep -q "writes to a pipe" err && [ ! -e rec.data ] ||
+		{ echo "# exit $st: $(cat err)"; exit 1; }' sh "$bin" "$ri" "$host_perf"
+check "record --inject -- perf record, stdout a pipe: refused (perf would write the pipe)" sh -c '
+	cd "$2" && "$1" record -q -o rec.data --inject -- "$3" record -q -- true 2>err | cat
+	grep -q "writes to a pipe" err || { echo "# $(cat err)"; exit 1; }' sh "$bin" "$ri" "$host_perf"
+
 tap_done
