@@ -129,6 +129,7 @@ void secmap_event_send_locked(struct sk_buff *skb, u8 cmd, const struct secmap_e
 	if (ret || put_event(skb, seq, cmd, entry))
 		goto drop;
 	genlmsg_end(skb, hdr);
+	secmap_journal_add_locked(seq, skb);
 	secmap_compat_multicast(&secmap_genl_family, skb, SECMAP_MCGRP_EVENTS_ID);
 	return;
 

@@ -154,6 +154,13 @@ void secmap_subscribers_unicast(struct sk_buff *skb);
 int secmap_subscribers_init(void);
 void secmap_subscribers_exit(void);
 
+/* journal.c: the event journal and SECMAP_CMD_EVENTS_REPLAY */
+extern const struct nla_policy secmap_events_replay_policy[SECMAP_A_MODULE_REPLAY_FROM + 1];
+void secmap_journal_add_locked(u64 seq, const struct sk_buff *skb);
+void secmap_journal_clear(void);
+int secmap_events_replay_start(struct netlink_callback *cb);
+int secmap_events_replay_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
 /* info.c: SECMAP_CMD_INFO_GET */
 extern const struct nla_policy secmap_info_get_policy[SECMAP_A_INFO_MAX + 1];
 int secmap_info_get_doit(struct sk_buff *skb, struct genl_info *info);

@@ -40,6 +40,7 @@ err_subscribers:
 err_tracking:
 	secmap_tracking_exit();
 	secmap_registry_clear();
+	secmap_journal_clear();
 	return ret;
 }
 
@@ -51,6 +52,7 @@ static void __exit secmap_exit(void)
 	secmap_netlink_exit();
 	secmap_subscribers_exit();
 	secmap_registry_clear();
+	secmap_journal_clear();
 }
 
 module_init(secmap_init);

@@ -125,6 +125,13 @@ static const struct genl_ops secmap_genl_ops[] = {
 		.policy		= secmap_events_subscribe_policy,
 		.maxattr	= ARRAY_SIZE(secmap_events_subscribe_policy) - 1,
 	},
+	{
+		.cmd		= SECMAP_CMD_EVENTS_REPLAY,
+		.start		= secmap_events_replay_start,
+		.dumpit		= secmap_events_replay_dumpit,
+		.policy		= secmap_events_replay_policy,
+		.maxattr	= ARRAY_SIZE(secmap_events_replay_policy) - 1,
+	},
 };
 
 /*

@@ -93,6 +93,13 @@ enum secmap_hook {
  * @SECMAP_CMD_EVENTS_SUBSCRIBE: let the requesting socket receive the
  *	"events" group (it must also join it); checked like MODULE_GET. The
  *	socket stays subscribed until it is closed.
+ * @SECMAP_CMD_EVENTS_REPLAY: dump, checked like MODULE_GET: the events
+ *	from SECMAP_A_MODULE_REPLAY_FROM on that the event journal still
+ *	holds, oldest first, each as it was sent (its command the
+ *	notification's); a listener that lost events gets them again. The
+ *	journal keeps the latest events within the secmap module's
+ *	journal_kb parameter; a reply that does not start at the sequence
+ *	number asked for says the ones before it are gone.
  */
 enum secmap_cmd {
 	SECMAP_CMD_UNSPEC,
@@ -102,6 +109,7 @@ enum secmap_cmd {
 	SECMAP_CMD_MODULE_LIVE_NTF,
 	SECMAP_CMD_MODULE_GONE_NTF,
 	SECMAP_CMD_EVENTS_SUBSCRIBE,
+	SECMAP_CMD_EVENTS_REPLAY,
 
 	/* add new commands above here */
 	__SECMAP_CMD_CNT,
@@ -130,6 +138,8 @@ enum secmap_cmd {
  * @SECMAP_A_MODULE_COMPACT: flag, in a MODULE_GET request (family version
  *	2 and later): reply with the section table, not one nest per section
  *	(five attributes each, the larger part of a dump's cost)
+ * @SECMAP_A_MODULE_REPLAY_FROM: u64, in an EVENTS_REPLAY request: the
+ *	sequence number of the first event wanted
  */
 enum secmap_a_module {
 	SECMAP_A_MODULE_UNSPEC,
@@ -144,6 +154,7 @@ enum secmap_a_module {
 	SECMAP_A_MODULE_SECTION_TABLE,
 	SECMAP_A_MODULE_SECTION_NAMES,
 	SECMAP_A_MODULE_COMPACT,
+	SECMAP_A_MODULE_REPLAY_FROM,
 
 	__SECMAP_A_MODULE_CNT,
 	SECMAP_A_MODULE_MAX = __SECMAP_A_MODULE_CNT - 1
