@@ -401,53 +401,130 @@ TEST(subscriptions_end_with_their_sockets)
 		secmap_client_close(clients[i]);
 }
 
-/*
- * Overrun the listener's socket on purpose: instead of a gap, the next
- * event is a resync carrying every module as it is now, and the events
- * after it continue its sequence exactly.
- */
-TEST(overrun_is_recovered_by_a_resync)
+static int write_param(const char *module, const char *param, unsigned long long v)
+{
+	char path[256];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", module, param);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%llu\n", v) < 0 ? -1 : 0;
+	return fclose(f) ? -1 : ret;
+}
+
+/* A client subscribed with a receive buffer so small that 20 cycles overrun it. */
+static struct secmap_client *overrun_client(struct __test_metadata *_metadata,
+					    uint64_t *first_seq)
 {
 	struct secmap_client *client = open_client(_metadata);
-	const struct secmap_snapshot *snap;
-	struct secmap_event *ev = NULL;
 	struct secmap_info info;
 	int small = 1, i, fd;
-	uint64_t seq, last;
 
-	ASSERT_NE(NULL, client);
-	ASSERT_EQ(0, secmap_client_subscribe(client));
-	ASSERT_EQ(0, secmap_client_info(client, &info));
-	last = info.event_seq;
+	if (!client)
+		return NULL;
+	EXPECT_EQ(0, secmap_client_subscribe(client));
+	EXPECT_EQ(0, secmap_client_info(client, &info));
+	*first_seq = info.event_seq + 1;
 	fd = secmap_client_fd(client);
 	/* The kernel rounds this up to its minimum, a few KiB. */
-	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)));
+	EXPECT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)));
 	for (i = 0; i < 20; i++) {
-		ASSERT_EQ(0, load_module(LATE_KO));
-		ASSERT_EQ(0, unload_module("secmap_test_late"));
+		EXPECT_EQ(0, load_module(LATE_KO));
+		EXPECT_EQ(0, unload_module("secmap_test_late"));
 	}
-	/* Left loaded, so the snapshot has something of ours to show. */
-	ASSERT_EQ(0, load_module(LATE_KO));
+	/* Left loaded, so a snapshot has something of ours to show. */
+	EXPECT_EQ(0, load_module(LATE_KO));
+	return client;
+}
 
+/*
+ * Overrun the listener's socket on purpose: the journal gives back what
+ * the socket dropped, so every event comes, in order, as if none was lost.
+ */
+TEST(overrun_is_recovered_from_the_journal)
+{
+	static const uint32_t cycle[] = {
+		SECMAP_CMD_MODULE_NEW_NTF, SECMAP_CMD_MODULE_LIVE_NTF, SECMAP_CMD_MODULE_GONE_NTF,
+	};
+	struct secmap_client *client;
+	struct secmap_event *ev = NULL;
+	uint64_t seq, i;
+
+	if (!read_param("secmap", "journal_kb"))
+		SKIP(return, "secmap.ko loaded with journal_kb=0");
+	client = overrun_client(_metadata, &seq);
+	ASSERT_NE(NULL, client);
+	/* 20 x (new, live, gone), then new and live: 62 events after subscribing. */
+	for (i = 0; i < 62; i++, seq++) {
+		ASSERT_EQ(0, secmap_client_next_event(client, &ev, 2000));
+		ASSERT_EQ(seq, secmap_event_seq(ev));
+		EXPECT_EQ(i < 60 ? cycle[i % 3] : cycle[i - 60], secmap_event_type(ev));
+		EXPECT_EQ(0, secmap_event_lost(ev));
+		if (secmap_event_type(ev) == SECMAP_CMD_MODULE_NEW_NTF)
+			EXPECT_NE(0, secmap_module_section_count(secmap_event_module(ev)));
+		secmap_event_free(ev);
+	}
+	/* The socket did overrun: the journal, not the socket, gave some of them. */
+	EXPECT_LE(1, secmap_client_nr_replayed(client));
+	TH_LOG("%" PRIu64 " of 62 events replayed from the journal",
+	       secmap_client_nr_replayed(client));
+	ASSERT_EQ(0, unload_module("secmap_test_late"));
+	ASSERT_EQ(0, secmap_client_next_event(client, &ev, 2000));
+	EXPECT_EQ(SECMAP_CMD_MODULE_GONE_NTF, secmap_event_type(ev));
+	EXPECT_EQ(seq, secmap_event_seq(ev));
+	secmap_event_free(ev);
+	secmap_client_close(client);
+}
+
+/*
+ * The same without a journal: instead of a gap, the next event is a
+ * resync carrying every module as it is now, saying exactly how many
+ * events it replaces, and the events after it continue its sequence.
+ * With a journal too small for them all, it says how many are gone.
+ */
+static void overrun_resync(struct __test_metadata *_metadata, unsigned long long journal_kb)
+{
+	unsigned long long saved = read_param("secmap", "journal_kb");
+	const struct secmap_snapshot *snap;
+	struct secmap_client *client;
+	struct secmap_event *ev = NULL;
+	uint64_t seq, first, last;
+
+	ASSERT_EQ(0, write_param("secmap", "journal_kb", journal_kb));
+	client = overrun_client(_metadata, &first);
+	EXPECT_EQ(0, write_param("secmap", "journal_kb", saved));
+	ASSERT_NE(NULL, client);
+	last = first - 1;
 	/* Skip what fitted in the buffer; the overrun comes after it. */
 	for (;;) {
 		ASSERT_EQ(0, secmap_client_next_event(client, &ev, 2000));
 		if (secmap_event_type(ev) == SECMAP_EVENT_RESYNC)
 			break;
 		EXPECT_EQ(0, secmap_event_lost(ev));
+		EXPECT_EQ(last + 1, secmap_event_seq(ev));
 		last = secmap_event_seq(ev);
 		secmap_event_free(ev);
 	}
 	snap = secmap_event_snapshot(ev);
 	ASSERT_NE(NULL, snap);
-	/* 20 x (new, live, gone), then new and live: 62 events after subscribing. */
-	EXPECT_EQ(info.event_seq + 62, secmap_event_seq(ev));
-	EXPECT_EQ(secmap_event_seq(ev) - last, secmap_event_lost(ev));
+	EXPECT_EQ(first + 61, secmap_event_seq(ev));
+	if (journal_kb) {
+		/* The journal kept the last few: those are not lost, only replaced. */
+		EXPECT_GT(secmap_event_seq(ev) - last, secmap_event_lost(ev));
+	} else {
+		EXPECT_EQ(secmap_event_seq(ev) - last, secmap_event_lost(ev));
+	}
 	EXPECT_LE(1, secmap_event_lost(ev));
+	EXPECT_EQ(0, secmap_client_nr_replayed(client));
 	EXPECT_NE(NULL, secmap_snapshot_find(snap, "secmap_test_late"));
 	EXPECT_NE(NULL, secmap_snapshot_find(snap, "secmap"));
-	TH_LOG("resync at seq %" PRIu64 " replaced %" PRIu64 " events, %zu modules",
-	       secmap_event_seq(ev), secmap_event_lost(ev), secmap_snapshot_module_count(snap));
+	TH_LOG("journal_kb=%llu: resync at seq %" PRIu64 ", %" PRIu64 " of %" PRIu64
+	       " events lost, %zu modules", journal_kb, secmap_event_seq(ev),
+	       secmap_event_lost(ev), secmap_event_seq(ev) - last,
+	       secmap_snapshot_module_count(snap));
 	seq = secmap_event_seq(ev);
 	secmap_event_free(ev);
 
@@ -459,6 +536,16 @@ TEST(overrun_is_recovered_by_a_resync)
 	EXPECT_EQ(0, secmap_event_lost(ev));
 	secmap_event_free(ev);
 	secmap_client_close(client);
+}
+
+TEST(overrun_without_journal_is_recovered_by_a_resync)
+{
+	overrun_resync(_metadata, 0);
+}
+
+TEST(overrun_past_the_journal_says_how_many_are_gone)
+{
+	overrun_resync(_metadata, 4);
 }
 
 /* Subscribed first, a dump is where the events continue: no overlap, no hole. */

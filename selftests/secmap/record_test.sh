@@ -210,31 +210,89 @@ echo "# archive: $(cat "$out/archive.json") $(head -c 300 "$out/archive.stderr")
 check "record: secmap archive packs the recording's modules (exit 0 or 7: some not in the VM)" \
 	[ $rc -eq 0 -o $rc -eq 7 ]
 
-# A starved reader: stopped while modules come and go, it must resync. A
-# small receive buffer (SO_RCVBUF is capped by rmem_max) makes sure it
-# overruns: 16 KiB, which 60 cycles (180 events, each skb 1 KiB or more)
-# overflow many times over.
-rmem=$(cat /proc/sys/net/core/rmem_max)
-echo 8192 >/proc/sys/net/core/rmem_max
-secmap record -q --no-kallsyms -o "$tmp/loss.data" &
-pid=$!
-wait_subscribed $pid || echo "# recorder not seen subscribed after 20 s"
-echo "$rmem" >/proc/sys/net/core/rmem_max
-kill -STOP $pid
-i=0
-while [ $i -lt 60 ]; do
-	insmod $mods/secmap_test_late.ko && rmmod secmap_test_late
-	i=$((i + 1))
+# A starved reader: stopped while modules come and go. A small receive
+# buffer (SO_RCVBUF is capped by rmem_max) makes sure it overruns: 8 KiB,
+# which these cycles (three events each, a NEW 1 KiB or more) overflow many
+# times over. The kernel's module_load/module_free trace says what happened.
+trace=/sys/kernel/tracing
+starve() {	# starve NAME CYCLES: record while stopped through CYCLES load/unloads
+	local i=0 rmem pid ev m
+
+	echo 0 >$trace/tracing_on
+	echo >$trace/trace
+	echo 1 >$trace/events/module/module_load/enable
+	echo 1 >$trace/events/module/module_free/enable
+	echo 1 >$trace/tracing_on
+	rmem=$(cat /proc/sys/net/core/rmem_max)
+	echo 8192 >/proc/sys/net/core/rmem_max
+	secmap record -q -j --no-kallsyms -o "$tmp/$1.data" >"$out/$1.summary" &
+	pid=$!
+	wait_subscribed $pid || echo "# recorder not seen subscribed after 20 s"
+	echo "$rmem" >/proc/sys/net/core/rmem_max
+	kill -STOP $pid
+	while [ $i -lt "$2" ]; do
+		insmod $mods/secmap_test_late.ko && rmmod secmap_test_late
+		i=$((i + 1))
+	done
+	# One module loaded and gone entirely inside the stop, never seen by a snapshot.
+	insmod $mods/secmap_test_stamp.ko && rmmod secmap_test_stamp
+	insmod $mods/secmap_test_late.ko
+	kill -CONT $pid
+	sleep 3
+	kill -INT $pid
+	wait $pid
+	check "record: starved recorder ($1) exits 0 on SIGINT" [ $? -eq 0 ]
+	echo 0 >$trace/events/module/module_load/enable
+	echo 0 >$trace/events/module/module_free/enable
+	for ev in load free; do
+		for m in secmap_test_late secmap_test_stamp; do
+			grep -c "module_$ev: $m\b" $trace/trace >"$tmp/$1.$ev.$m"
+		done
+	done
+	secmap show -j -i "$tmp/$1.data" >"$out/$1.jsonl"
+	check "record: the file is consistent after the loss ($1)" [ $? -eq 0 ]
+	echo "# $1: $(cat "$out/$1.summary")"
+}
+json_num() { sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" "$1"; }
+# count_records FILE MODULE: "LOADS UNLOADS" recorded from events: the
+# distinct sequence numbers of its maps (not snapshots'), and its unmaps.
+count_records() {
+	echo "$(grep "\"type\":\"map\".*\"module\":\"$2\"," "$1" | grep -v snapshot |
+		sed -n 's/.*"seq":\([0-9]*\).*/\1/p' | sort -u | wc -l)" \
+		"$(grep -c "\"type\":\"unmap\".*\"module\":\"$2\",\"init_only\":false" "$1")"
+}
+
+# With the journal (secmap.ko's default journal_kb): every event comes back.
+starve journal 100
+check "record: the journal gave back lost events (replayed > 0)" \
+	[ "$(json_num "$out/journal.summary" replayed)" -gt 0 ]
+check "record: with the journal, no event lost (no lost resync, lost 0)" sh -c '
+	! grep -q "\"reason\":\"lost\"" "$1" && [ "$2" = 0 ]' sh "$out/journal.jsonl" \
+	"$(json_num "$out/journal.summary" lost)"
+for m in secmap_test_late secmap_test_stamp; do
+	set -- $(count_records "$out/journal.jsonl" $m)
+	loads=$(cat "$tmp/journal.load.$m") frees=$(cat "$tmp/journal.free.$m")
+	check "record: every load of $m recorded with its sections ($1 = $loads traced)" \
+		[ "$1" -eq "$loads" -a "$loads" -gt 0 ]
+	check "record: every unload of $m recorded ($2 = $frees traced)" \
+		[ "$2" -eq "$frees" -a "$frees" -gt 0 ]
 done
-insmod $mods/secmap_test_late.ko
-kill -CONT $pid
-sleep 3
-kill -INT $pid
-wait $pid
-check "record: starved recorder exits 0 on SIGINT" [ $? -eq 0 ]
-secmap show -j -i "$tmp/loss.data" >"$out/loss.jsonl"
-check "record: the file is consistent after lost events" [ $? -eq 0 ]
-check "record: lost events became a resync record" grep -q '"reason":"lost"' "$out/loss.jsonl"
+rmmod secmap_test_late
+
+# Without a journal (journal_kb=0, on purpose): a lost resync, saying
+# exactly how many: those lost and those delivered make every event the
+# trace shows (a load is NEW and LIVE, an unload GONE).
+kb=$(cat /sys/module/secmap/parameters/journal_kb)
+echo 0 >/sys/module/secmap/parameters/journal_kb
+starve nojournal 60
+echo "$kb" >/sys/module/secmap/parameters/journal_kb
+check "record: lost events became a resync record" grep -q '"reason":"lost"' "$out/nojournal.jsonl"
+loads=$(($(cat "$tmp/nojournal.load.secmap_test_late") + $(cat "$tmp/nojournal.load.secmap_test_stamp")))
+frees=$(($(cat "$tmp/nojournal.free.secmap_test_late") + $(cat "$tmp/nojournal.free.secmap_test_stamp")))
+lost=$(json_num "$out/nojournal.summary" lost)
+events=$(json_num "$out/nojournal.summary" events)
+check "record: the resync says exactly how many were lost ($lost + $((events - 1)) delivered = $((2 * loads + frees)) traced)" \
+	[ $((lost + events - 1)) -eq $((2 * loads + frees)) ]
 # The gap starts at the last event delivered before it: known up to there.
 check "record: the lost resync's gap starts at the last event delivered, before the resync" \
 	awk -F'"time_local_ns":' '
@@ -245,9 +303,9 @@ check "record: the lost resync's gap starts at the last event delivered, before 
 	}
 	/"type":"(map|unmap)"/ && now > 0 { last = now }
 	END { if (!ok) print "# gap " gap ", last event " last ", resync " now; exit !ok }' \
-	"$out/loss.jsonl"
+	"$out/nojournal.jsonl"
 check "record: the resync's snapshot holds the module loaded during the loss" \
-	grep -q '"module":"secmap_test_late","section":".text".*"flags":"[a-z,]*snapshot' "$out/loss.jsonl"
+	grep -q '"module":"secmap_test_late","section":".text".*"flags":"[a-z,]*snapshot' "$out/nojournal.jsonl"
 rmmod secmap_test_late
 
 tap_done

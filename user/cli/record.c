@@ -56,6 +56,7 @@ struct recorder {
 	uint64_t gap_local, gap_mono;
 	/* For the summary, and the FINISHED record. */
 	uint64_t nr_events, nr_maps, lost;
+	uint64_t replayed;		/* lost events the journal gave back, earlier clients' */
 	uint64_t flushed_ns;		/* CLOCK_MONOTONIC of the last flush */
 	uint32_t nr_resyncs;
 };
@@ -403,6 +404,7 @@ static void start_gap(struct recorder *r)
 	r->gap_local = r->last_mono && r->gap_mono > r->last_mono ?
 		       r->last_local + (r->gap_mono - r->last_mono) : r->last_local;
 	r->in_gap = true;
+	r->replayed += secmap_client_nr_replayed(r->client);
 	secmap_client_close(r->client);
 	r->client = NULL;
 	fprintf(stderr, "Warning: secmap module unloaded; recording resumes when it is back\n");
@@ -595,6 +597,7 @@ static uint64_t cpu_us(int who)
 
 static void summary(const struct recorder *r, uint64_t bytes)
 {
+	uint64_t replayed = r->replayed + secmap_client_nr_replayed(r->client);
 	struct json_out *o;
 
 	/* -q silences the human summary; asked-for JSON is still printed. */
@@ -610,6 +613,7 @@ static void summary(const struct recorder *r, uint64_t bytes)
 			json_out_u64(o, "maps", r->nr_maps);
 			json_out_u64(o, "events", r->nr_events);
 			json_out_u64(o, "lost", r->lost);
+			json_out_u64(o, "replayed", replayed);
 			json_out_u64(o, "resyncs", r->nr_resyncs);
 			json_out_u64(o, "cpu_us", cpu_us(RUSAGE_SELF));
 			json_out_u64(o, "command_cpu_us", cpu_us(RUSAGE_CHILDREN));
@@ -618,9 +622,10 @@ static void summary(const struct recorder *r, uint64_t bytes)
 		json_out_finish(o);
 		return;
 	}
-	fprintf(stderr, "[ secmap record: %" PRIu64 " section maps, %" PRIu64 " events, %" PRIu64
-		" lost (%u resyncs), %" PRIu64 " bytes written to %s ]\n", r->nr_maps,
-		r->nr_events, r->lost, r->nr_resyncs, bytes, r->path);
+	fprintf(stderr, "[ secmap record: %" PRIu64 " section maps, %" PRIu64 " events (%" PRIu64
+		" replayed after a loss), %" PRIu64 " lost (%u resyncs), %" PRIu64
+		" bytes written to %s ]\n", r->nr_maps, r->nr_events, replayed, r->lost,
+		r->nr_resyncs, bytes, r->path);
 }
 
 static int command_status(const struct record_run *run)

@@ -100,10 +100,15 @@ int secmap_client_info(struct secmap_client *client, struct secmap_info *info);
  * wait, -1: forever).
  *
  * Events are not lost silently. When some were (the socket overran, or the
- * sequence numbers jump), the library re-dumps and returns one event of
- * type SECMAP_EVENT_RESYNC instead: secmap_event_snapshot() holds every
- * module as it is now, secmap_event_lost() how many events it replaces;
- * its times are the snapshot's.
+ * sequence numbers jump), the library first asks the kernel's event
+ * journal for them: if it still holds every one, they are returned in
+ * order as if never lost (secmap_client_nr_replayed() counts them). Else
+ * (the journal overflowed, or a secmap.ko without one) it re-dumps and
+ * returns one event of type SECMAP_EVENT_RESYNC instead:
+ * secmap_event_snapshot() holds every module as it is now,
+ * secmap_event_lost() how many events are gone for good (those before the
+ * journal's oldest) or, without a journal, how many it replaces; its times
+ * are the snapshot's.
  * Events the snapshot already includes are then skipped. If the re-dump
  * fails (-EBUSY: modules kept changing; or the dump's own errors), the
  * loss stays pending and the next call tries again. Likewise, once
@@ -116,6 +121,8 @@ int secmap_client_subscribe(struct secmap_client *client);
 int secmap_client_fd(const struct secmap_client *client);
 int secmap_client_next_event(struct secmap_client *client, struct secmap_event **event,
 			     int timeout_ms);
+/* How many lost events the kernel's journal gave back, since open. */
+uint64_t secmap_client_nr_replayed(const struct secmap_client *client);
 void secmap_event_free(struct secmap_event *event);
 uint32_t secmap_event_type(const struct secmap_event *event);	/* SECMAP_CMD_MODULE_*_NTF */
 uint64_t secmap_event_seq(const struct secmap_event *event);

@@ -59,12 +59,19 @@ struct secmap_client {
 	size_t ev_len;			/* bytes of the last datagram in ev_buf */
 	size_t ev_off;			/* of those, already handed out */
 	struct libsecmap_event_state ev_state;
+	/* Events the kernel's journal gave back after a loss, not yet handed out. */
+	struct secmap_event **replay;
+	size_t nr_replay, replay_off;
+	uint64_t replayed;		/* in all */
 };
 
 struct recv_ctx {
 	struct secmap_client *client;
 	struct secmap_snapshot *snap;
 	struct secmap_info *info;
+	/* EVENTS_REPLAY: the events, in the order given. */
+	struct secmap_event **evs;
+	size_t nr_evs, cap_evs;
 	int err;
 	/* Saw the last message of the exchange: nothing is left queued. */
 	bool done;
@@ -434,10 +441,18 @@ SECMAP_EXPORT int secmap_client_set_recv_size(struct secmap_client *client, size
 	return libsecmap_err(client_socket_open(client));
 }
 
+static void free_events(struct secmap_event **evs, size_t from, size_t n)
+{
+	for (; from < n; from++)
+		secmap_event_free(evs[from]);
+	free(evs);
+}
+
 SECMAP_EXPORT void secmap_client_close(struct secmap_client *client)
 {
 	if (!client)
 		return;
+	free_events(client->replay, client->replay_off, client->nr_replay);
 	client_socket_close(client);
 	if (client->ev_nl)
 		mnl_socket_close(client->ev_nl);
@@ -1301,9 +1316,10 @@ static void drain_events(int fd)
  * subscribing set): re-dump and hand out the snapshot as one event; the
  * events it includes will be skipped. If that fails, the loss stays
  * pending, so the next event tries again. -EBUSY: modules kept changing
- * during every try.
+ * during every try. @gone: how many events are lost for good, if known
+ * (the journal had the rest), else 0.
  */
-static int client_resync(struct secmap_client *c, uint64_t last_seq,
+static int client_resync(struct secmap_client *c, uint64_t last_seq, uint64_t gone,
 			 struct secmap_event **event)
 {
 	struct secmap_snapshot *snap;
@@ -1330,11 +1346,121 @@ static int client_resync(struct secmap_client *c, uint64_t last_seq,
 	ev->time_local_ns = snap->time_local_ns;
 	ev->time_mono_ns = snap->time_mono_ns;
 	/* At least one was lost, even when the numbers cannot say how many. */
-	ev->lost = covered > last_seq ? covered - last_seq : 1;
+	ev->lost = gone ? gone : covered > last_seq ? covered - last_seq : 1;
 	ev->snapshot = snap;
 	ev_state_covered(&c->ev_state, covered);
 	*event = ev;
 	return 0;
+}
+
+/* A journal far larger than any the kernel keeps: a bound, whatever it sends. */
+#define SECMAP_REPLAY_MAX_EVENTS (1u << 20)
+
+/* Append @ev to @ctx's events: 0, or -errno and @ev freed. */
+static int push_event(struct recv_ctx *ctx, struct secmap_event *ev)
+{
+	struct secmap_event **evs;
+
+	if (ctx->nr_evs == ctx->cap_evs) {
+		size_t cap = ctx->cap_evs ? 2 * ctx->cap_evs : 64;
+
+		evs = cap <= SECMAP_REPLAY_MAX_EVENTS ? realloc(ctx->evs, cap * sizeof(*evs)) : NULL;
+		if (!evs) {
+			secmap_event_free(ev);
+			return cap <= SECMAP_REPLAY_MAX_EVENTS ? -ENOMEM : -E2BIG;
+		}
+		ctx->evs = evs;
+		ctx->cap_evs = cap;
+	}
+	ctx->evs[ctx->nr_evs++] = ev;
+	return 0;
+}
+
+static int replay_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct recv_ctx *ctx = data;
+	struct libsecmap_event_state fresh = { 0 };
+	struct secmap_event *ev = NULL;
+	int err = -EPROTO;
+
+	if (nlh->nlmsg_type == ctx->client->family)
+		err = libsecmap_parse_event_msg(nlh, &fresh, &ev);
+	if (!err && ev)
+		err = push_event(ctx, ev);
+	if (err) {
+		ctx->err = err;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+/* Whether @evs are the events right after @last_seq, each once, in order. */
+static bool replay_complete(struct secmap_event **evs, size_t n, uint64_t last_seq)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (evs[i]->seq != last_seq + 1 + i)
+			return false;
+	return n > 0;
+}
+
+/*
+ * Events were lost after @last_seq; @seen (or NULL) is the one that showed
+ * it. Ask the kernel's journal for every event since: if it has them all,
+ * they are handed out in order as if never lost, and the socket's copies
+ * are skipped. Else, or on a kernel without a journal, a resync.
+ */
+static int client_replay(struct secmap_client *c, uint64_t last_seq, struct secmap_event *seen,
+			 struct secmap_event **event)
+{
+	struct recv_ctx ctx = { .client = c };
+	struct nlmsghdr *nlh;
+	uint64_t gone = 0;
+	int err;
+
+	nlh = put_genl_request(c, c->family, NLM_F_DUMP, SECMAP_CMD_EVENTS_REPLAY,
+			       request_version(c));
+	mnl_attr_put_u64(nlh, SECMAP_A_MODULE_REPLAY_FROM, last_seq + 1);
+	err = client_run(c, nlh, replay_cb, &ctx);
+	/* The event that showed the loss, when the journal ends before it. */
+	if (!err && seen && (!ctx.nr_evs || ctx.evs[ctx.nr_evs - 1]->seq < seen->seq)) {
+		err = push_event(&ctx, seen);
+		seen = NULL;
+	}
+	secmap_event_free(seen);
+	if (err || !replay_complete(ctx.evs, ctx.nr_evs, last_seq)) {
+		/* Events before the journal's first are gone; the snapshot has the rest. */
+		if (!err && ctx.nr_evs && ctx.evs[0]->seq > last_seq + 1)
+			gone = ctx.evs[0]->seq - last_seq - 1;
+		free_events(ctx.evs, 0, ctx.nr_evs);
+		return client_resync(c, last_seq, gone, event);
+	}
+	c->replay = ctx.evs;
+	c->nr_replay = ctx.nr_evs;
+	c->replay_off = 1;
+	c->replayed += ctx.nr_evs;
+	ev_state_covered(&c->ev_state, ctx.evs[ctx.nr_evs - 1]->seq);
+	*event = ctx.evs[0];
+	return 0;
+}
+
+/* The next event the journal gave back: 1, or 0 when none is left. */
+static int next_replayed_event(struct secmap_client *c, struct secmap_event **event)
+{
+	if (c->replay_off < c->nr_replay) {
+		*event = c->replay[c->replay_off++];
+		return 1;
+	}
+	free(c->replay);
+	c->replay = NULL;
+	c->nr_replay = c->replay_off = 0;
+	return 0;
+}
+
+SECMAP_EXPORT uint64_t secmap_client_nr_replayed(const struct secmap_client *client)
+{
+	return client ? client->replayed : 0;
 }
 
 SECMAP_EXPORT int secmap_client_next_event(struct secmap_client *client,
@@ -1356,14 +1482,16 @@ SECMAP_EXPORT int secmap_client_next_event(struct secmap_client *client,
 	for (;;) {
 		uint64_t last = client->ev_state.last_seq;
 
+		if (next_replayed_event(client, event))
+			return 0;
 		ret = next_buffered_event(client, event);
 		if (ret < 0)
 			return libsecmap_err(ret);
 		if (ret && secmap_event_lost(*event)) {
-			/* The snapshot includes this event too. */
-			secmap_event_free(*event);
+			struct secmap_event *seen = *event;
+
 			*event = NULL;
-			ret = client_resync(client, last, event);
+			ret = client_replay(client, last, seen, event);
 			return ret ? libsecmap_err(ret) : 0;
 		}
 		if (ret)
@@ -1386,7 +1514,7 @@ SECMAP_EXPORT int secmap_client_next_event(struct secmap_client *client,
 		if (n == -ENOBUFS) {
 			client->ev_len = client->ev_off = 0;
 			drain_events(pfd.fd);
-			ret = client_resync(client, client->ev_state.last_seq, event);
+			ret = client_replay(client, client->ev_state.last_seq, NULL, event);
 			return ret ? libsecmap_err(ret) : 0;
 		}
 		if (n < 0)
