@@ -22,7 +22,8 @@ static void resolve_usage(FILE *f)
 		"Print the module, section and symbol each ADDR was in at TIME (nanoseconds,\n"
 		"in the samples' clock; without @TIME, the latest mapping of ADDR). Without\n"
 		"ADDR arguments, one ADDR[@TIME] per line is read from standard input.\n"
-		"ADDR is hexadecimal (0x optional), TIME decimal.\n"
+		"ADDR is hexadecimal (0x optional), TIME decimal nanoseconds or perf script's\n"
+		"seconds (397.751055123).\n"
 		"\n"
 		"Options:\n"
 		"  -i, --input PERF_DATA  perf.data holding the recording (default perf.data,\n"
@@ -177,27 +178,78 @@ static const char *sym_str(const struct secmap_resolution *r, char *buf, size_t 
 	return buf;
 }
 
+/*
+ * Digits of @base from @s up to @stop (or the end) into *@val: no sign, no
+ * space, no overflow, which strtoull() would let through or wrap.
+ */
+static bool parse_digits(const char *s, int base, const char **end, uint64_t *val)
+{
+	const char *p = s;
+	uint64_t v = 0;
+
+	for (;; p++) {
+		unsigned int d = (unsigned char)*p;
+
+		if (d - '0' < 10)
+			d -= '0';
+		else if (base == 16 && (d | 0x20) - 'a' < 6)
+			d = (d | 0x20) - 'a' + 10;
+		else
+			break;
+		if (v > (UINT64_MAX - d) / (uint64_t)base)
+			return false;
+		v = v * (uint64_t)base + d;
+	}
+	*end = p;
+	*val = v;
+	return p > s;
+}
+
+/* "ADDR[@TIME]": TIME in nanoseconds, or seconds with a fraction as perf script prints them. */
+static bool parse_query(const char *arg, uint64_t *addr, uint64_t *time)
+{
+	const char *p = arg, *end;
+	uint64_t sec, frac = 0;
+	size_t digits;
+
+	if (p[0] == '0' && (p[1] | 0x20) == 'x')
+		p += 2;
+	if (!parse_digits(p, 16, &end, addr))
+		return false;
+	*time = SECMAP_TIME_ANY;
+	if (!*end)
+		return true;
+	if (*end != '@' || !parse_digits(end + 1, 10, &end, &sec))
+		return false;
+	if (*end == '.') {
+		p = end + 1;
+		if (!parse_digits(p, 10, &end, &frac) || (digits = (size_t)(end - p)) > 9)
+			return false;
+		for (; digits < 9; digits++)
+			frac *= 10;
+		if (sec > (UINT64_MAX - frac) / 1000000000ULL)
+			return false;
+		sec = sec * 1000000000ULL + frac;
+	}
+	/* UINT64_MAX means "any time" to the library: not a time one can ask for. */
+	if (*end || sec == SECMAP_TIME_ANY)
+		return false;
+	*time = sec;
+	return true;
+}
+
 static int print_one(const struct secmap_resolver *res, const char *arg)
 {
-	char *end, sym[512];
+	char sym[512];
 	struct secmap_resolution r;
-	uint64_t addr, time = SECMAP_TIME_ANY;
+	uint64_t addr, time;
 	bool found;
 
-	errno = 0;
-	addr = strtoull(arg, &end, 16);
-	if (errno || end == arg || (*end && *end != '@')) {
-		p_err("resolve: '%s' is not ADDR[@TIME]", arg);
+	if (!parse_query(arg, &addr, &time)) {
+		/* Enough of it to find it, not a terminal's worth of a bad input. */
+		p_err("resolve: '%.80s%s' is not ADDR[@TIME]", text_safe(arg),
+		      strlen(arg) > 80 ? "..." : "");
 		return SECMAP_EXIT_USAGE;
-	}
-	if (*end == '@') {
-		const char *t = end + 1;
-
-		time = strtoull(t, &end, 10);
-		if (errno || end == t || *end) {
-			p_err("resolve: '%s' is not ADDR[@TIME]", arg);
-			return SECMAP_EXIT_USAGE;
-		}
 	}
 	found = !secmap_resolve(res, addr, time, &r);
 	if (json_output) {
@@ -286,7 +338,17 @@ int do_resolve(int argc, char **argv)
 		}
 	} else {
 		while ((n = getline(&line, &cap, stdin)) > 0) {
-			line[strcspn(line, "\r\n")] = '\0';
+			size_t len = strcspn(line, "\r\n");
+			const char *rest = line + len;
+
+			/* A NUL or CR inside would hide the rest of the line from the parser. */
+			if (memchr(line, '\0', (size_t)n) || (*rest && strcmp(rest, "\n") &&
+							     strcmp(rest, "\r\n") && strcmp(rest, "\r"))) {
+				p_err("resolve: a line of standard input holds a NUL byte or a lone CR");
+				ret = SECMAP_EXIT_USAGE;
+				continue;
+			}
+			line[len] = '\0';
 			if (!line[0])
 				continue;
 			r = print_one(res, line);

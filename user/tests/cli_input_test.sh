@@ -87,6 +87,22 @@ if [ -s "$tmp/rec.data" ]; then
 		"$1" archive -m "$2/rec.data" -o "$2/tar-link" >/dev/null 2>&1
 		test -L "$2/tar-link" && tar -tJf "$2/out.tar.xz" >/dev/null' sh "$bin" "$tmp"
 fi
+if [ -s "$tmp/rec.data" ]; then
+	for q in -1 0x10@-5 0x10@+5 " 0x10" 0x10@18446744073709551615 0x1@99999999999999999999 \
+		10000000000000000 0x10@1.1234567891 0x10@1. 0x10@5x; do
+		check "resolve '$q': not ADDR[@TIME], said so" fails 2 "is not ADDR" \
+			resolve -m "$tmp/rec.data" -- "$q"
+	done
+	check "resolve ADDR@SECONDS.FRACTION: perf script's time, in nanoseconds" sh -c '
+		"$1" resolve -j -m "$2" 0x10@397.751055 | grep -q "\"time\":397751055000,"' \
+		sh "$bin" "$tmp/rec.data"
+	check "resolve: a NUL inside a line of standard input is refused, not cut" sh -c '
+		printf "0x10\0000x20\n" | "$1" resolve -m "$2" >/dev/null 2>"$3/err"; st=$?
+		[ $st -eq 2 ] && grep -q "NUL byte" "$3/err"' sh "$bin" "$tmp/rec.data" "$tmp"
+	check "resolve: a 20 MB bad line is not echoed whole" sh -c '
+		head -c 20000000 /dev/zero | tr "\0" z | "$1" resolve -m "$2" >/dev/null 2>"$3/err"
+		[ $? -eq 2 ] && [ "$(wc -c <"$3/err")" -lt 300 ]' sh "$bin" "$tmp/rec.data" "$tmp"
+fi
 check "no temporary file left beside the outputs" \
 	sh -c '! ls -A "$1" | grep -E "tmp|secmap-" ' sh "$tmp"
 tap_done
