@@ -64,7 +64,7 @@ struct wanted {
 
 struct archive_job {
 	struct wanted *mods;
-	size_t nr_mods;
+	size_t nr_mods, cap_mods;
 	char release[65];
 	uint8_t kernel_id[64];
 	size_t kernel_id_len;
@@ -72,31 +72,75 @@ struct archive_job {
 	size_t kallsyms_len;
 };
 
+static bool same_build(const struct wanted *w, const char *name, const uint8_t *id,
+		       size_t id_len)
+{
+	/* No build-id is NULL and 0 long: memcmp() may not be given NULL. */
+	return w->id_len == id_len && (!id_len || !memcmp(w->id, id, id_len)) &&
+	       !strcmp(w->name, name);
+}
+
+/*
+ * A map's module build, once per run of maps of it (a module's maps come
+ * together); the rest of the duplicates go in sort_wanted(): n log n, not
+ * a search per map.
+ */
 static int add_wanted(struct archive_job *job, const struct secmap_record *rec)
 {
 	struct wanted *w;
-	size_t i;
 
-	for (i = 0; i < job->nr_mods; i++) {
-		w = &job->mods[i];
-		if (w->id_len == rec->build_id_len && !memcmp(w->id, rec->build_id, w->id_len) &&
-		    !strcmp(w->name, rec->module))
-			return 0;
-	}
+	if (job->nr_mods && same_build(&job->mods[job->nr_mods - 1], rec->module, rec->build_id,
+				       rec->build_id_len))
+		return 0;
 	if (rec->build_id_len > sizeof(w->id))
 		return -EBADMSG;
-	w = realloc(job->mods, (job->nr_mods + 1) * sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	job->mods = w;
+	if (job->nr_mods == job->cap_mods) {
+		size_t cap = job->cap_mods ? 2 * job->cap_mods : 64;
+
+		w = realloc(job->mods, cap * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		job->mods = w;
+		job->cap_mods = cap;
+	}
 	w = &job->mods[job->nr_mods];
 	w->name = strdup(rec->module);
 	if (!w->name)
 		return -ENOMEM;
-	memcpy(w->id, rec->build_id, rec->build_id_len);
+	if (rec->build_id_len)
+		memcpy(w->id, rec->build_id, rec->build_id_len);
 	w->id_len = rec->build_id_len;
 	job->nr_mods++;
 	return 0;
+}
+
+static int cmp_wanted(const void *a, const void *b)
+{
+	const struct wanted *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	if (x->id_len != y->id_len)
+		return x->id_len < y->id_len ? -1 : 1;
+	return memcmp(x->id, y->id, x->id_len);
+}
+
+/* Each module build once, by name. */
+static void sort_wanted(struct archive_job *job)
+{
+	size_t i, n = 0;
+
+	if (!job->nr_mods)
+		return;
+	qsort(job->mods, job->nr_mods, sizeof(*job->mods), cmp_wanted);
+	for (i = 1; i < job->nr_mods; i++) {
+		if (!cmp_wanted(&job->mods[n], &job->mods[i]))
+			free(job->mods[i].name);
+		else
+			job->mods[++n] = job->mods[i];
+	}
+	job->nr_mods = n + 1;
 }
 
 static int read_recording(const char *path, struct archive_job *job)
@@ -138,6 +182,7 @@ static int read_recording(const char *path, struct archive_job *job)
 	}
 out:
 	secmap_reader_free(r);
+	sort_wanted(job);
 	return ret;
 }
 

@@ -335,6 +335,25 @@ def recording_only(d, recording, t0):
         f.write(out)
 
 
+def many(recording, loads, names):
+    """A recording of @loads loads of @names modules, each with two sections;
+    even-numbered modules have no build-id: for archive's bounds."""
+    out = [struct.pack("<8sHHIQ40x", b"SECMAPv1", 1, 0, 64, 0), kernel_rec(),
+           resync_rec(0, 0, 1)]
+    loads, names = int(loads), int(names)
+    for i in range(loads):
+        m = i % names
+        bid = b"" if m % 2 == 0 else struct.pack("<I", m) * 5
+        t = 1000 + 10 * i
+        for j, sec in enumerate((".text", ".text.unlikely")):
+            out.append(map_rec(F_EXEC, t, 0xffffffffc0000000 + 0x10000 * (i % 4096) + 0x1000 * j,
+                               0x1000, 0, i + 1, sec, "many_%d" % m, bid))
+        out.append(unmap_rec(0, t + 5, i + 1, "many_%d" % m, bid))
+    out.append(finished_rec(10 * loads + 2000))
+    with open(recording, "wb") as f:
+        f.write(b"".join(out))
+
+
 def scenario(d, perf_in, perf_out, recording, expected, after=None, template=None):
     pd = PerfData(perf_in)
     if not pd.sample_id_all or not pd.sample_type & 4:
@@ -479,6 +498,8 @@ def main():
         scenario(*sys.argv[2:])
     elif len(sys.argv) in (4, 5, 6) and sys.argv[1] == "check":
         sys.exit(check(*sys.argv[2:]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "many":
+        many(*sys.argv[2:])
     elif len(sys.argv) == 3 and sys.argv[1] == "order":
         sys.exit(order(sys.argv[2]))
     else:
