@@ -89,6 +89,9 @@ struct sample_walk {
 	struct interned strings;
 	struct task_table processes;	/* by pid: maps */
 	struct task_table threads;	/* by tid: names */
+	/* Maps FORKs copied, against a budget from the maps the file has. */
+	size_t nr_own_maps, nr_inherited;
+	bool inherit_capped;
 	struct frame *chain;
 	size_t chain_cap;
 	/*
@@ -251,6 +254,7 @@ static int add_user_map(struct sample_walk *w, const struct secmap_perf_record *
 	if (!maps)
 		return -ENOMEM;
 	t->maps = maps;
+	w->nr_own_maps++;
 	maps[t->nr_maps].start = rec->start;
 	maps[t->nr_maps].end = rec->start + rec->len;
 	maps[t->nr_maps].time = rec->fields & SAMPLE_TIME ? rec->time : 0;
@@ -358,6 +362,82 @@ static int cmp_fork_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static int cmp_map_identity(const void *a, const void *b)
+{
+	const struct user_map *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->path < y->path ? -1 : x->path > y->path;
+}
+
+/*
+ * Maps FORKs may copy in all: 2^20, or 8 per map in the file if more. A
+ * few FORKs of a process with many maps, or two pids forking each other,
+ * copy without end otherwise (a ping-pong of 32 records took 1.3 GB).
+ */
+static size_t inherit_budget(const struct sample_walk *w)
+{
+	return w->nr_own_maps > (1u << 17) ? 8 * w->nr_own_maps : 1u << 20;
+}
+
+/*
+ * @parent's maps of @time or before that @child has not: each once, by a
+ * sort and a merge, so that forks back and forth add nothing new. Into
+ * *@out (malloc()ed, NULL if none), their number the return value, or
+ * -ENOMEM.
+ */
+static ssize_t maps_to_inherit(const struct task *parent, const struct task *child,
+			       uint64_t time, struct user_map **out)
+{
+	struct user_map *inh, *own = NULL;
+	size_t i, j = 0, n = 0, kept = 0;
+
+	*out = NULL;
+	for (i = 0; i < parent->nr_maps; i++)
+		n += parent->maps[i].time <= time;
+	if (!n)
+		return 0;
+	inh = malloc(n * sizeof(*inh));
+	if (child->nr_maps)
+		own = malloc(child->nr_maps * sizeof(*own));
+	if (!inh || (child->nr_maps && !own)) {
+		free(inh);
+		free(own);
+		return -ENOMEM;
+	}
+	for (i = 0, n = 0; i < parent->nr_maps; i++)
+		if (parent->maps[i].time <= time)
+			inh[n++] = parent->maps[i];
+	qsort(inh, n, sizeof(*inh), cmp_map_identity);
+	if (own) {
+		memcpy(own, child->maps, child->nr_maps * sizeof(*own));
+		qsort(own, child->nr_maps, sizeof(*own), cmp_map_identity);
+	}
+	for (i = 0; i < n; i++) {
+		int c = 1;
+
+		if (kept && !cmp_map_identity(&inh[kept - 1], &inh[i]))
+			continue;
+		while (j < child->nr_maps && (c = cmp_map_identity(&own[j], &inh[i])) < 0)
+			j++;
+		if (j < child->nr_maps && !c)
+			continue;
+		inh[kept++] = inh[i];
+	}
+	free(own);
+	if (!kept) {
+		free(inh);
+		return 0;
+	}
+	*out = inh;
+	return (ssize_t)kept;
+}
+
 /*
  * A new process starts with its parent's mappings as they were at the
  * fork, and a new thread (of a new process or not) with its parent
@@ -370,7 +450,8 @@ static int cmp_fork_time(const void *a, const void *b)
 static int apply_fork(struct sample_walk *w, const struct fork_at *f)
 {
 	struct task *child, *parent;
-	struct user_map *maps;
+	struct user_map *maps, *inh;
+	ssize_t got;
 	struct comm_at *comms;
 	const char *comm;
 	size_t i, n;
@@ -381,27 +462,36 @@ static int apply_fork(struct sample_walk *w, const struct fork_at *f)
 		if (!child)
 			return -ENOMEM;
 		parent = find_task(&w->processes, f->ppid, false);
-		n = 0;
-		if (parent && parent != child)
-			for (i = 0; i < parent->nr_maps; i++)
-				n += parent->maps[i].time <= f->time;
+		got = 0;
+		inh = NULL;
+		if (parent && parent != child && !w->inherit_capped)
+			got = maps_to_inherit(parent, child, f->time, &inh);
+		if (got < 0)
+			return -ENOMEM;
+		n = (size_t)got;
+		if (n && w->nr_inherited + n > inherit_budget(w)) {
+			w->inherit_capped = true;
+			n = 0;
+		}
 		/*
 		 * Inherited maps go first: at equal times (synthesized at start)
 		 * the child's own, from its exec, must win where they overlap.
 		 */
 		if (n) {
-			maps = malloc((child->nr_maps + n) * sizeof(*maps));
-			if (!maps)
+			maps = realloc(inh, (child->nr_maps + n) * sizeof(*maps));
+			if (!maps) {
+				free(inh);
 				return -ENOMEM;
-			for (i = 0, n = 0; i < parent->nr_maps; i++)
-				if (parent->maps[i].time <= f->time)
-					maps[n++] = parent->maps[i];
+			}
+			inh = NULL;
 			if (child->nr_maps)
 				memcpy(maps + n, child->maps, child->nr_maps * sizeof(*maps));
 			free(child->maps);
 			child->maps = maps;
 			child->nr_maps += n;
+			w->nr_inherited += n;
 		}
+		free(inh);
 	}
 	if (f->tid == f->ptid || f->tid < 0)
 		return 0;
@@ -483,6 +573,10 @@ static int prescan(struct sample_walk *w)
 	for (i = 0; !err && i < nr_forks; i++)
 		err = apply_fork(w, &forks[i]);
 	free(forks);
+	if (w->inherit_capped)
+		fprintf(stderr, "Warning: %s: FORK records would copy more than %zu maps; the "
+			"tasks forked after that do not see their parents' (user frames [unknown])\n",
+			w->input, inherit_budget(w));
 	for (i = 0; !err && i < w->processes.size; i++) {
 		struct task *t = &w->processes.slots[i];
 

@@ -111,6 +111,17 @@ check "archive of 2000 loads of 500 builds, half without build-id: 500, exit 7" 
 	"$1" archive -j -m "$2/many.data" -o "$2/many.tar.xz" >"$2/many.json" 2>/dev/null
 	st=$?; [ $st -eq 7 ] && grep -q "\"modules\":500," "$2/many.json" ||
 		{ echo "# exit $st: $(cat "$2/many.json")"; exit 1; }' sh "$bin" "$tmp"
+# FORK records back and forth between two pids (40, after 100 maps): each
+# copied the other's maps again, doubling like Fibonacci (30 took 45 s and
+# 12.6 GB). Now each map is inherited once.
+if [ "$(id -u)" -eq 0 ] && [ -s "$tmp/rec.data" ] &&
+	perf record -q -e cpu-clock -o "$tmp/fk-base.data" -- true >/dev/null 2>&1; then
+	python3 "$(dirname "$0")/fake_modules.py" forks "$tmp/fk-base.data" "$tmp/fk.data" 100 40
+	check "script: 40 FORKs back and forth over 100 maps, done (not Fibonacci)" \
+		sh -c 'timeout 120 "$1" script -i "$2/fk.data" -m "$2/rec.data" >/dev/null' sh "$bin" "$tmp"
+else
+	ok "script: FORKs back and forth # SKIP perf record does not run here (needs root and perf)"
+fi
 check "no temporary file left beside the outputs" \
 	sh -c '! ls -A "$1" | grep -E "tmp|secmap-" ' sh "$tmp"
 tap_done

@@ -354,6 +354,27 @@ def many(recording, loads, names):
         f.write(b"".join(out))
 
 
+def forks(perf_in, perf_out, nr_maps, nr_forks):
+    """@perf_in with a process of @nr_maps file maps added, then @nr_forks FORK
+    records back and forth between it and a second pid: for the bound on
+    what forks copy."""
+    pd = PerfData(perf_in)
+    t = pd.max_time() + 1000
+    a, b = 4000001, 4000002
+    out = bytearray()
+    for i in range(int(nr_maps)):
+        name = pad8(b"/usr/lib/fake-%d.so\0" % i)
+        body = struct.pack("<IIQQQ", a, a, 0x400000 + 0x10000 * i, 0x1000, 0) + name
+        body += pd.trailer(t)
+        out += struct.pack("<IHH", 1, 2, 8 + len(body)) + body
+    for i in range(int(nr_forks)):
+        child, parent = (b, a) if i % 2 == 0 else (a, b)
+        body = struct.pack("<IIIIQ", child, parent, child, parent, t + 10 * (i + 1))
+        body += pd.trailer(t + 10 * (i + 1))
+        out += struct.pack("<IHH", 7, 0, 8 + len(body)) + body
+    pd.rewrite(perf_out, b"", bytes(out))
+
+
 def scenario(d, perf_in, perf_out, recording, expected, after=None, template=None):
     pd = PerfData(perf_in)
     if not pd.sample_id_all or not pd.sample_type & 4:
@@ -500,6 +521,8 @@ def main():
         sys.exit(check(*sys.argv[2:]))
     elif len(sys.argv) == 5 and sys.argv[1] == "many":
         many(*sys.argv[2:])
+    elif len(sys.argv) == 6 and sys.argv[1] == "forks":
+        forks(*sys.argv[2:])
     elif len(sys.argv) == 3 and sys.argv[1] == "order":
         sys.exit(order(sys.argv[2]))
     else:

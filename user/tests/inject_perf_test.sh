@@ -300,13 +300,14 @@ check "record --inject -- perf record -o run2.data: the recording is in run2.dat
 check "record --inject -- perf record -o run2.data: the old perf.data untouched" \
 	cmp -s "$ri/perf.data" "$ri/perf.data.orig"
 for form in "--output=run3.data" "--output run3.data" "-o run3.data" "-orun3.data" \
-	"-ao run3.data" "-e cpu-clock -c 10000 --out run3.data"; do
+	"-ao run3.data" "-e cpu-clock -F 99 --out run3.data"; do
 	rm -f "$ri/run3.data"
 	# shellcheck disable=SC2086 # $form is a list of words
 	(cd "$ri" && "$bin" record -q -o rec.data --inject -- \
 		"$host_perf" record -q -e cpu-clock $form -- sleep 0.05) >/dev/null 2>"$ri/err"
 	check "record --inject -- perf record $form: injected into run3.data" \
-		sh -c '"$1" show -i "$2/run3.data" >/dev/null' sh "$bin" "$ri"
+		sh -c '"$1" show -i "$2/run3.data" >/dev/null ||
+			{ echo "# $(head -c 300 "$2/err")"; exit 1; }' sh "$bin" "$ri"
 done
 check "record --inject=perf.data older than the recording: exit 8, said so" sh -c '
 	cd "$2" && "$1" record -q -o rec.data --inject=perf.data -- \
