@@ -234,6 +234,9 @@ int do_script(int argc, char **argv)
 			print_sample(stdout, s, sample_walk_event_name(w, s->event), ns);
 			continue;
 		}
+		/* Each open_memstream() makes a new buffer: the last one's is ours to free. */
+		free(line);
+		line = NULL;
 		m = open_memstream(&line, &line_len);
 		if (!m)
 			goto nomem;
