@@ -26,30 +26,20 @@
 #include <unistd.h>
 
 #include "json_out.h"
+#include "record_ko.h"
 #include "secmap_cli.h"
 
 /* .ko files opened once per (name, build-id), kept for the whole recording. */
-#define KO_CACHE_MAX 512
-
-struct ko_entry {
-	char *name;
-	uint8_t build_id[64];
-	size_t build_id_len;
-	struct secmap_ko *ko;		/* NULL: none usable (not found, mismatch) */
-};
-
 struct recorder {
 	const char *path;
 	struct secmap_writer *w;
 	struct secmap_client *client;	/* NULL without secmap.ko, or during a gap */
 	struct secmap_family_watch *watch;
 	struct secmap_ko_search search;
-	struct secmap_ko_index *ko_index;
+	struct ko_tables *kos;
 	bool no_ko;
 	bool no_kallsyms;
 	bool quiet;
-	struct ko_entry ko[KO_CACHE_MAX];
-	size_t nr_ko;
 	/* The last pair of kernel stamps: a gap's start is estimated from it. */
 	uint64_t last_local, last_mono;
 	bool in_gap;
@@ -107,55 +97,6 @@ static void saw_stamps(struct recorder *r, uint64_t local, uint64_t mono)
 	}
 }
 
-/* The module's .ko, opened once; NULL when there is none to trust. */
-static struct secmap_ko *ko_for(struct recorder *r, const struct secmap_module *mod)
-{
-	const uint8_t *bid, *kbid;
-	size_t bid_len, kbid_len, i;
-	struct ko_entry *e;
-	char *path = NULL;
-
-	if (r->no_ko)
-		return NULL;
-	bid_len = secmap_module_build_id(mod, &bid);
-	for (i = 0; i < r->nr_ko; i++) {
-		e = &r->ko[i];
-		if (!strcmp(e->name, secmap_module_name(mod)) && e->build_id_len == bid_len &&
-		    !memcmp(e->build_id, bid, bid_len))
-			return e->ko;
-	}
-	if (r->nr_ko == KO_CACHE_MAX || bid_len > sizeof(e->build_id))
-		return NULL;
-	e = &r->ko[r->nr_ko];
-	memset(e, 0, sizeof(*e));
-	e->name = strdup(secmap_module_name(mod));
-	if (!e->name)
-		return NULL;
-	memcpy(e->build_id, bid, bid_len);
-	e->build_id_len = bid_len;
-	r->nr_ko++;
-	if (!r->ko_index && secmap_ko_index_new(&r->search, &r->ko_index))
-		return NULL;
-	if (secmap_ko_index_find(r->ko_index, e->name, bid, bid_len, &path))
-		return NULL;
-	if (secmap_ko_open(path, &e->ko)) {
-		fprintf(stderr, "Warning: %s: cannot read %s; no sizes or offsets for it\n",
-			e->name, path);
-		free(path);
-		return NULL;
-	}
-	kbid_len = secmap_ko_build_id(e->ko, &kbid);
-	/* As dump: a file of another build has other sections. */
-	if (bid_len && kbid_len && (bid_len != kbid_len || memcmp(bid, kbid, bid_len))) {
-		fprintf(stderr, "Warning: %s: %s has another build-id than the loaded module; "
-			"not used\n", e->name, path);
-		secmap_ko_close(e->ko);
-		e->ko = NULL;
-	}
-	free(path);
-	return e->ko;
-}
-
 static uint32_t map_flags(const struct secmap_section *sec, const struct secmap_ko_section *ks)
 {
 	uint32_t sflags = secmap_section_flags(sec), flags = 0;
@@ -190,21 +131,21 @@ static int write_module_maps(struct recorder *r, const struct secmap_module *mod
 		.seq = seq,
 		.module = secmap_module_name(mod),
 	};
-	struct secmap_ko *ko = ko_for(r, mod);
-	struct secmap_ko_section ks;
+	const struct ko_table *ko = r->no_ko ? NULL : ko_tables_get(r->kos, mod);
+	const struct secmap_ko_section *ks;
 	size_t i;
 	int err;
 
 	rec.build_id_len = secmap_module_build_id(mod, &rec.build_id);
 	for (i = 0; i < secmap_module_section_count(mod); i++) {
 		const struct secmap_section *sec = secmap_module_section(mod, i);
-		bool have_ks = ko && !secmap_ko_section(ko, secmap_section_name(sec), &ks);
 
+		ks = ko_table_section(ko, secmap_section_name(sec));
 		rec.section = secmap_section_name(sec);
 		rec.start = secmap_section_addr(sec);
-		rec.len = have_ks ? ks.size : 0;
-		rec.pgoff = have_ks ? ks.offset : 0;
-		rec.flags = map_flags(sec, have_ks ? &ks : NULL) | extra;
+		rec.len = ks ? ks->size : 0;
+		rec.pgoff = ks ? ks->offset : 0;
+		rec.flags = map_flags(sec, ks) | extra;
 		err = secmap_writer_add(r->w, &rec);
 		if (err)
 			return err;
@@ -680,13 +621,7 @@ static int record_start(struct recorder *r, int fd)
 
 static void record_cleanup(struct recorder *r)
 {
-	size_t i;
-
-	for (i = 0; i < r->nr_ko; i++) {
-		free(r->ko[i].name);
-		secmap_ko_close(r->ko[i].ko);
-	}
-	secmap_ko_index_free(r->ko_index);
+	ko_tables_free(r->kos);
 	secmap_family_watch_close(r->watch);
 	secmap_client_close(r->client);
 }
@@ -786,6 +721,11 @@ int do_record(int argc, char **argv)
 			inject = "perf.data";
 	}
 	r->search.paths = paths;
+	if (ko_tables_new(&r->search, &r->kos)) {
+		p_err("out of memory");
+		ret = SECMAP_EXIT_FAILURE;
+		goto out;
+	}
 
 	/*
 	 * The recording starts unnamed beside @path (where its symlinks lead),

@@ -79,11 +79,12 @@ right() {	# right WHICH V FILE [CACHE]: every module sample on its function
 # (the section grew), and the random tip. Columns are as wide as their
 # widest name: spaces are squeezed. perf 7 runs chrooted in sid's root,
 # where the user binaries are not those this host ran: their symbols come
-# out as they may, and its user lines are left out.
+# out as they may, and its user lines are left out (its inlined frames
+# too: addr2line under a time limit finds them in one run, not the next).
 unmoduled() {	# unmoduled WHICH
 	grep -v -E 'secmap_fake|fake_[abc]_|\.secmap/|\[secmap\]|ffffffffc1[0-3]|# data size|# feat offset|^# \(Tip:|^# ?$|^# \.\.\.' |
 		sed -E 's/^ *[0-9.]+%//' | tr -s ' ' | grep -v '^ *$' |
-		if [ "$1" = sid ]; then grep -v -E '\[\.\]| [0-7][0-9a-f]{0,15} .*\(/'; else cat; fi
+		if [ "$1" = sid ]; then grep -v -E '\[\.\]| [0-7][0-9a-f]{0,15} .*\(/|\(inlined\)$'; else cat; fi
 }
 same_unmoduled() {	# same_unmoduled WHICH V ARGS...: perf ARGS the same on fab and inj
 	local which=$1 v=$2 f

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cli/record_ko.c: per module build, the section table `secmap record`
+ * takes from its .ko (read once, file closed at once).
+ */
+#ifndef SECMAP_RECORD_KO_H
+#define SECMAP_RECORD_KO_H
+
+#include "secmap_cli.h"
+
+struct ko_tables;
+struct ko_table;
+
+/* @search must outlive the tables. */
+int ko_tables_new(const struct secmap_ko_search *search, struct ko_tables **tables);
+void ko_tables_free(struct ko_tables *tables);
+/* How many builds were looked up. */
+size_t ko_tables_count(const struct ko_tables *tables);
+/* @mod's build's table, or NULL: no usable .ko (not found, another build-id, unreadable). */
+const struct ko_table *ko_tables_get(struct ko_tables *tables, const struct secmap_module *mod);
+/* What the .ko says of section @name, or NULL. */
+const struct secmap_ko_section *ko_table_section(const struct ko_table *t, const char *name);
+
+#endif /* SECMAP_RECORD_KO_H */
