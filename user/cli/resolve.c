@@ -5,11 +5,14 @@
  * share: where the recording is, where the .ko files are, which clock.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "json_out.h"
 #include "secmap_cli.h"
@@ -105,6 +108,114 @@ static const char *recording_path(const struct resolver_args *args)
 	return "secmap.data";
 }
 
+/* Larger than any kernel's text symbols (a debug kernel's kallsyms is ~20 MiB). */
+#define KALLSYMS_MAX (256u << 20)
+
+/* The build-id cache's copy of a kernel's kallsyms (perf archive's, secmap archive's). */
+static char *cached_kallsyms(const char *bid, size_t *len)
+{
+	const char *home = getenv("HOME");
+	char *path = NULL, *text = NULL;
+	struct stat st;
+	int fd = -1;
+
+	*len = 0;
+	if (!home || home[0] != '/' ||
+	    asprintf(&path, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, bid) < 0)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	free(path);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size ||
+	    (uint64_t)st.st_size > KALLSYMS_MAX)
+		goto out;
+	text = malloc((size_t)st.st_size);
+	if (text && read(fd, text, (size_t)st.st_size) == st.st_size) {
+		*len = (size_t)st.st_size;
+	} else {
+		free(text);
+		text = NULL;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return text;
+}
+
+/*
+ * A recording without kernel symbols (--no-kallsyms, or recorded without
+ * CAP_SYSLOG): those of its kernel's build-id from the build-id cache, or
+ * from the running kernel when it is that build; else why kernel samples
+ * will be [unknown], once.
+ */
+static int add_kernel_symbols(struct secmap_resolver *res, const uint8_t *id, size_t id_len,
+			      bool quiet)
+{
+	struct secmap_kernel_info ki = { 0 };
+	struct secmap_record rec = { .type = SECMAP_REC_KALLSYMS, .pid = SECMAP_PID_HOST_KERNEL };
+	char *bid = id_len ? build_id_text(id, id_len) : NULL, *text = NULL;
+	const char *from = NULL;
+	int err = 0;
+
+	if (bid)
+		text = cached_kallsyms(bid, &rec.text_len);
+	if (text) {
+		from = "the build-id cache";
+	} else if (id_len && !secmap_kernel_info_read(NULL, 0, &ki) && ki.build_id_len == id_len &&
+		   !memcmp(ki.build_id, id, id_len) && ki.kallsyms_len) {
+		text = ki.kallsyms;
+		rec.text_len = ki.kallsyms_len;
+		from = "this machine's kernel (the same build)";
+	}
+	if (text) {
+		rec.text = text;
+		err = secmap_resolver_add(res, &rec);
+		if (!quiet)
+			fprintf(stderr, "Warning: the recording has no kernel symbols; using those "
+				"of %s\n", from);
+	} else if (!quiet) {
+		fprintf(stderr, "Warning: the recording has no kernel symbols (recorded with "
+			"--no-kallsyms or without CAP_SYSLOG), and neither ~/.debug nor this "
+			"machine's kernel has those of its build-id %s: kernel samples are "
+			"[unknown]\n", bid ? bid : "(unknown)");
+	}
+	if (text != ki.kallsyms)
+		free(text);
+	secmap_kernel_info_release(&ki);
+	free(bid);
+	return err;
+}
+
+/* secmap_resolver_load(), and kernel symbols from elsewhere when the recording has none. */
+static int load_recording(struct secmap_resolver *res, const char *path, bool quiet)
+{
+	uint8_t kernel_id[SECMAP_BUILD_ID_MAX];
+	size_t kernel_id_len = 0;
+	struct secmap_reader *reader;
+	struct secmap_record rec;
+	bool have_kernel = false, have_kallsyms = false;
+	int err;
+
+	err = secmap_reader_open(path, &reader);
+	if (err)
+		return err;
+	while ((err = secmap_reader_next(reader, &rec)) == 1) {
+		if (rec.type == SECMAP_REC_KERNEL && rec.build_id_len <= sizeof(kernel_id)) {
+			have_kernel = true;
+			kernel_id_len = rec.build_id_len;
+			if (kernel_id_len)
+				memcpy(kernel_id, rec.build_id, kernel_id_len);
+		}
+		have_kallsyms |= rec.type == SECMAP_REC_KALLSYMS;
+		err = secmap_resolver_add(res, &rec);
+		if (err)
+			break;
+	}
+	secmap_reader_free(reader);
+	if (!err && have_kernel && !have_kallsyms)
+		err = add_kernel_symbols(res, kernel_id, kernel_id_len, quiet);
+	return err ? err : secmap_resolver_finish(res);
+}
+
 int resolver_open(const struct resolver_args *args, struct secmap_resolver **res)
 {
 	struct secmap_ko_search search = { .paths = args->paths };
@@ -119,7 +230,7 @@ int resolver_open(const struct resolver_args *args, struct secmap_resolver **res
 
 	err = secmap_resolver_new(&opts, res);
 	if (!err)
-		err = secmap_resolver_load(*res, path);
+		err = load_recording(*res, path, args->quiet);
 	if (err) {
 		p_err("%s: %s", path, recording_strerror(err));
 		secmap_resolver_free(*res);

@@ -207,6 +207,15 @@ frames() {
 check "report: callchain: the same kernel frames, in order, for all $(wc -l <perf.g) samples as perf script" \
 	both_same "$(wc -l <perf.g)" perf.g ours.g
 cmp -s perf.g ours.g || diff perf.g ours.g | head -4 | sed 's/^/# /'
+# Recorded without kernel symbols: those of this kernel, the same build,
+# are taken instead (HOME elsewhere: no build-id cache), and said so.
+"$secmap" record -q --no-kallsyms -o nokallsyms.data -- true 2>/dev/null
+HOME=$PWD/nohome "$secmap" script -i host-callchain.data -m nokallsyms.data 2>nokallsyms.err |
+	frames >nokallsyms.g
+check "report: a recording without kallsyms: this kernel's symbols, the same frames" \
+	both_same "$(wc -l <perf.g)" perf.g nokallsyms.g
+check "report: a recording without kallsyms: says whose symbols it used" \
+	grep -q "no kernel symbols; using those of this machine's kernel" nokallsyms.err
 "$secmap" script --folded -i host-callchain.data -m rec.data >folded 2>folded.err
 folded_status=$?
 # Under ASan a leak is exit 23 (a buffer per sample leaked once).
