@@ -154,8 +154,14 @@ static void report_print_stdio(struct sample_walk *w, const struct row *rows, si
 {
 	size_t i, ev = SIZE_MAX;
 
+	const struct sample_walk_lost *lost = sample_walk_lost(w);
+
 	printf("# secmap report of %s: module samples placed by their section maps\n#\n",
 	       sample_walk_input(w));
+	if (lost->chunks || lost->samples)
+		printf("# Lost: %" PRIu64 " events in %" PRIu64 " chunks, %" PRIu64
+		       " samples (perf's buffers were full)\n#\n", lost->events, lost->chunks,
+		       lost->samples);
 	for (i = 0; i < nr; i++) {
 		const struct row *r = &rows[i];
 
@@ -196,10 +202,16 @@ static int report_print_json(struct sample_walk *w, const struct row *rows, size
 {
 	struct json_out *o = json_out_stream(stdout, pretty_output);
 	size_t i = 0, ev, nr_events = sample_walk_nr_events(w);
+	const struct sample_walk_lost *lost = sample_walk_lost(w);
 
 	if (!o)
 		return -ENOMEM;
 	json_out_object_begin(o, NULL);
+	json_out_object_begin(o, "lost");
+	json_out_u64(o, "chunks", lost->chunks);
+	json_out_u64(o, "events", lost->events);
+	json_out_u64(o, "samples", lost->samples);
+	json_out_object_end(o);
 	json_out_array_begin(o, "events");
 	for (ev = 0; ev < nr_events; ev++) {
 		json_out_object_begin(o, NULL);

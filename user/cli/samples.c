@@ -92,6 +92,7 @@ struct sample_walk {
 	/* Maps FORKs copied, against a budget from the maps the file has. */
 	size_t nr_own_maps, nr_inherited;
 	bool inherit_capped;
+	struct sample_walk_lost lost;
 	struct frame *chain;
 	size_t chain_cap;
 	/*
@@ -542,6 +543,11 @@ static int prescan(struct sample_walk *w)
 			err = add_user_map(w, &rec);
 		} else if (rec.kind == SECMAP_PERF_REC_COMM) {
 			err = add_comm(w, &rec);
+		} else if (rec.kind == SECMAP_PERF_REC_LOST) {
+			w->lost.chunks++;
+			w->lost.events += rec.period;
+		} else if (rec.kind == SECMAP_PERF_REC_LOST_SAMPLES) {
+			w->lost.samples += rec.period;
 		} else if (rec.kind == SECMAP_PERF_REC_FORK) {
 			if (nr_forks == cap_forks) {
 				cap_forks = cap_forks ? 2 * cap_forks : 256;
@@ -1131,6 +1137,11 @@ size_t sample_walk_nr_events(const struct sample_walk *w)
 const char *sample_walk_event_name(const struct sample_walk *w, size_t idx)
 {
 	return secmap_perf_data_event_name(w->pd, idx);
+}
+
+const struct sample_walk_lost *sample_walk_lost(const struct sample_walk *w)
+{
+	return &w->lost;
 }
 
 const char *sample_walk_input(const struct sample_walk *w)

@@ -60,6 +60,11 @@ int sample_walk_next(struct sample_walk *walk, const struct sample **s);
 size_t sample_walk_nr_events(const struct sample_walk *walk);
 const char *sample_walk_event_name(const struct sample_walk *walk, size_t idx);
 const char *sample_walk_input(const struct sample_walk *walk);
+/* What perf's file says was lost: PERF_RECORD_LOST (chunks, events) and LOST_SAMPLES. */
+struct sample_walk_lost {
+	uint64_t chunks, events, samples;
+};
+const struct sample_walk_lost *sample_walk_lost(const struct sample_walk *walk);
 /* The exit code resolver_open() gave (SECMAP_EXIT_KO_MISMATCH), to return at the end. */
 int sample_walk_status(const struct sample_walk *walk);
 void sample_walk_close(struct sample_walk *walk);

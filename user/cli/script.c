@@ -258,6 +258,11 @@ int do_script(int argc, char **argv)
 		ret = -err;
 		goto out;
 	}
+	if (!args.quiet && (sample_walk_lost(w)->chunks || sample_walk_lost(w)->samples))
+		fprintf(stderr, "Warning: %s: perf lost %" PRIu64 " events in %" PRIu64
+			" chunks and %" PRIu64 " samples while recording\n",
+			text_safe(sample_walk_input(w)), sample_walk_lost(w)->events,
+			sample_walk_lost(w)->chunks, sample_walk_lost(w)->samples);
 	if (folded) {
 		keys = malloc((fold.nr + 1) * sizeof(*keys));
 		if (!keys)

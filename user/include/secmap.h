@@ -695,6 +695,8 @@ enum secmap_perf_rec_kind {
 	SECMAP_PERF_REC_COMM,
 	SECMAP_PERF_REC_FINISHED_ROUND,
 	SECMAP_PERF_REC_FORK,		/* a new task: @pid/@tid, from @ppid/@ptid at @time */
+	SECMAP_PERF_REC_LOST,		/* @period events lost (ring buffer full), of event @id */
+	SECMAP_PERF_REC_LOST_SAMPLES,	/* @period samples lost */
 };
 
 #define SECMAP_PERF_EVENT_NONE ((size_t)-1)

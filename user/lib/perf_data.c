@@ -36,10 +36,12 @@
 
 /* Record types (enum perf_event_type, enum perf_user_event_type). */
 #define REC_MMAP		1
+#define REC_LOST		2
 #define REC_COMM		3
 #define REC_FORK		7
 #define REC_SAMPLE		9
 #define REC_MMAP2		10
+#define REC_LOST_SAMPLES	13
 #define REC_USER_START		64	/* perf's own: no sample_id_all trailer */
 #define REC_FINISHED_ROUND	68
 #define REC_AUXTRACE		71	/* followed by payload bytes header.size leaves out */
@@ -917,6 +919,21 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 		rec->fields |= S_TIME;
 		rec->kind = SECMAP_PERF_REC_FORK;
 		break;
+	case REC_LOST:
+		/* id, lost: the kernel's ring buffer was full */
+		if (end < 24)
+			return -EBADMSG;
+		rec->id = get64(p + 8);
+		rec->period = get64(p + 16);
+		rec->kind = SECMAP_PERF_REC_LOST;
+		return 0;
+	case REC_LOST_SAMPLES:
+		/* lost: samples the kernel could not write (or perf dropped) */
+		if (end < 16)
+			return -EBADMSG;
+		rec->period = get64(p + 8);
+		rec->kind = SECMAP_PERF_REC_LOST_SAMPLES;
+		return 0;
 	default:
 		return 0;
 	}

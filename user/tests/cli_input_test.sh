@@ -119,6 +119,19 @@ if [ "$(id -u)" -eq 0 ] && [ -s "$tmp/rec.data" ] &&
 	python3 "$(dirname "$0")/fake_modules.py" forks "$tmp/fk-base.data" "$tmp/fk.data" 100 40
 	check "script: 40 FORKs back and forth over 100 maps, done (not Fibonacci)" \
 		sh -c 'timeout 120 "$1" script -i "$2/fk.data" -m "$2/rec.data" >/dev/null' sh "$bin" "$tmp"
+	# perf's lost records, counted as perf report counts them.
+	python3 "$(dirname "$0")/fake_modules.py" lost "$tmp/fk-base.data" "$tmp/lost.data"
+	perf report --stdio -i "$tmp/lost.data" >"$tmp/lost.perf" 2>&1
+	chunks=$(sed -n 's/.*lost \([0-9]*\) chunks!.*/\1/p' "$tmp/lost.perf")
+	samples=$(sed -n 's/^# Total Lost Samples: \([0-9]*\).*/\1/p' "$tmp/lost.perf" | head -1)
+	check "report -j: perf's lost chunks and samples, as perf report counts them ($chunks, $samples)" \
+		sh -c '"$1" report -j -i "$2/lost.data" -m "$2/rec.data" 2>/dev/null |
+			grep -q "^{\"lost\":{\"chunks\":$3,\"events\":12,\"samples\":$4}"' \
+		sh "$bin" "$tmp" "${chunks:-x}" "${samples:-x}"
+	check "report, script: the loss said on the report and on stderr" sh -c '
+		"$1" report -i "$2/lost.data" -m "$2/rec.data" 2>/dev/null | grep -q "^# Lost: 12 events in 2 chunks, 3 samples" &&
+		"$1" script -i "$2/lost.data" -m "$2/rec.data" 2>&1 >/dev/null |
+			grep -q "perf lost 12 events in 2 chunks and 3 samples"' sh "$bin" "$tmp"
 else
 	ok "script: FORKs back and forth # SKIP perf record does not run here (needs root and perf)"
 fi

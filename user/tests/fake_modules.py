@@ -375,6 +375,20 @@ def forks(perf_in, perf_out, nr_maps, nr_forks):
     pd.rewrite(perf_out, b"", bytes(out))
 
 
+def lost(perf_in, perf_out):
+    """@perf_in with two PERF_RECORD_LOST (7 and 5 events) and one LOST_SAMPLES
+    (3) records appended."""
+    pd = PerfData(perf_in)
+    t = pd.max_time() + 1000
+    out = bytearray()
+    for i, n in enumerate((7, 5)):
+        body = struct.pack("<QQ", pd.first_id() or 0, n) + pd.trailer(t + i)
+        out += struct.pack("<IHH", 2, 0, 8 + len(body)) + body
+    body = struct.pack("<Q", 3) + pd.trailer(t + 2)
+    out += struct.pack("<IHH", 13, 0, 8 + len(body)) + body
+    pd.rewrite(perf_out, b"", bytes(out))
+
+
 def scenario(d, perf_in, perf_out, recording, expected, after=None, template=None):
     pd = PerfData(perf_in)
     if not pd.sample_id_all or not pd.sample_type & 4:
@@ -521,6 +535,8 @@ def main():
         sys.exit(check(*sys.argv[2:]))
     elif len(sys.argv) == 5 and sys.argv[1] == "many":
         many(*sys.argv[2:])
+    elif len(sys.argv) == 4 and sys.argv[1] == "lost":
+        lost(*sys.argv[2:])
     elif len(sys.argv) == 6 and sys.argv[1] == "forks":
         forks(*sys.argv[2:])
     elif len(sys.argv) == 3 and sys.argv[1] == "order":
