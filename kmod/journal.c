@@ -41,6 +41,24 @@ struct secmap_journal_entry {
 static LIST_HEAD(journal);
 static size_t journal_bytes;
 
+static int journal_bytes_get(char *buf, const struct kernel_param *kp)
+{
+	size_t bytes;
+
+	secmap_registry_lock();
+	bytes = journal_bytes;
+	secmap_registry_unlock();
+	return sysfs_emit(buf, "%zu\n", bytes);
+}
+
+static const struct kernel_param_ops journal_bytes_ops = {
+	.get = journal_bytes_get,
+};
+
+/* Read-only: what the journal holds now, entries' headers included. */
+module_param_cb(journal_bytes, &journal_bytes_ops, NULL, 0444);
+MODULE_PARM_DESC(journal_bytes, "memory the event journal uses now, in bytes");
+
 static size_t journal_cap(void)
 {
 	return (size_t)min_t(unsigned int, READ_ONCE(journal_kb), SECMAP_JOURNAL_MAX_KB) * 1024;

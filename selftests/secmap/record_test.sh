@@ -264,6 +264,10 @@ count_records() {
 
 # With the journal (secmap.ko's default journal_kb): every event comes back.
 starve journal 100
+jbytes=$(cat /sys/module/secmap/parameters/journal_bytes)
+jcap=$(($(cat /sys/module/secmap/parameters/journal_kb) * 1024))
+check "record: the journal holds events within its cap (0 < $jbytes <= $jcap bytes)" \
+	[ "$jbytes" -gt 0 -a "$jbytes" -le "$jcap" ]
 check "record: the journal gave back lost events (replayed > 0)" \
 	[ "$(json_num "$out/journal.summary" replayed)" -gt 0 ]
 check "record: with the journal, no event lost (no lost resync, lost 0)" sh -c '
@@ -285,6 +289,8 @@ rmmod secmap_test_late
 kb=$(cat /sys/module/secmap/parameters/journal_kb)
 echo 0 >/sys/module/secmap/parameters/journal_kb
 starve nojournal 60
+check "record: journal_kb=0 leaves the journal empty ($(cat /sys/module/secmap/parameters/journal_bytes) bytes)" \
+	[ "$(cat /sys/module/secmap/parameters/journal_bytes)" -eq 0 ]
 echo "$kb" >/sys/module/secmap/parameters/journal_kb
 check "record: lost events became a resync record" grep -q '"reason":"lost"' "$out/nojournal.jsonl"
 loads=$(($(cat "$tmp/nojournal.load.secmap_test_late") + $(cat "$tmp/nojournal.load.secmap_test_stamp")))
