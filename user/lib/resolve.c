@@ -316,8 +316,11 @@ static int find_build(struct secmap_resolver *res, const struct secmap_record *r
 	size_t slot;
 	int err;
 
-	if (rec->build_id_len > SECMAP_BUILD_ID_MAX || res->nr_builds >= RS_NONE - 1)
-		return -EINVAL;
+	/* No build-id is that long: the record is corrupt, not the file of another kind. */
+	if (rec->build_id_len > SECMAP_BUILD_ID_MAX)
+		return -EBADMSG;
+	if (res->nr_builds >= RS_NONE - 1)
+		return -E2BIG;
 	if (res->builds_hash_size) {
 		slot = build_slot(res, rec->module, id, rec->build_id_len);
 		if (res->builds_hash[slot]) {

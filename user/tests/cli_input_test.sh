@@ -103,6 +103,18 @@ if [ -s "$tmp/rec.data" ]; then
 		head -c 20000000 /dev/zero | tr "\0" z | "$1" resolve -m "$2" >/dev/null 2>"$3/err"
 		[ $? -eq 2 ] && [ "$(wc -c <"$3/err")" -lt 300 ]' sh "$bin" "$tmp/rec.data" "$tmp"
 fi
+# A build-id of 255 bytes (the record format's most; none is over 64):
+# corrupt, not "not a secmap recording".
+python3 -c '
+import struct, sys
+sys.path.insert(0, sys.argv[2])
+import fake_modules as fm
+open(sys.argv[1], "wb").write(b"".join([
+    struct.pack("<8sHHIQ40x", b"SECMAPv1", 1, 0, 64, 0), fm.kernel_rec(), fm.resync_rec(0, 0, 1),
+    fm.map_rec(fm.F_EXEC, 1000, 0xffffffffc0000000, 0x1000, 0, 1, ".text", "m", b"\x11" * 255),
+    fm.finished_rec(2000)]))' "$tmp/bid255.data" "$(dirname "$0")"
+check "resolve: a 255-byte build-id is a corrupt recording, exit 8" \
+	fails 8 "truncated or corrupt" resolve -m "$tmp/bid255.data" 0xffffffffc0000010
 # 2000 loads of 500 module builds, half without a build-id: each build
 # packed once (none has a .ko here: exit 7), no undefined behaviour (the
 # sanitizer lane), the same answer whatever the order.
