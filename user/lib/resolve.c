@@ -140,7 +140,14 @@ struct secmap_resolver {
 	struct rs_map *maps;
 	size_t nr_maps, cap_maps;
 	struct rs_life *lives;
-	size_t nr_lives;
+	size_t nr_lives, cap_lives;
+	/*
+	 * The lives open at the last resync and those opened since (some
+	 * closed by now): a resync looks at these, not at every life the
+	 * recording had, so that a storm of resyncs stays linear.
+	 */
+	uint32_t *open_lives;
+	size_t nr_open_lives, cap_open_lives;
 	/* Open lives by module name: open addressing, indices into lives + 1. */
 	uint32_t *open_hash;
 	size_t hash_size;
@@ -389,10 +396,26 @@ static int new_life(struct secmap_resolver *res, uint32_t build, uint64_t seq,
 		if (err)
 			return err;
 	}
-	lives = realloc(res->lives, (res->nr_lives + 1) * sizeof(*lives));
-	if (!lives)
-		return -ENOMEM;
-	res->lives = lives;
+	if (res->nr_lives == res->cap_lives) {
+		size_t cap = res->cap_lives ? 2 * res->cap_lives : 64;
+
+		lives = realloc(res->lives, cap * sizeof(*lives));
+		if (!lives)
+			return -ENOMEM;
+		res->lives = lives;
+		res->cap_lives = cap;
+	}
+	if (res->nr_open_lives == res->cap_open_lives) {
+		size_t cap = res->cap_open_lives ? 2 * res->cap_open_lives : 64;
+		uint32_t *open = realloc(res->open_lives, cap * sizeof(*open));
+
+		if (!open)
+			return -ENOMEM;
+		res->open_lives = open;
+		res->cap_open_lives = cap;
+	}
+	res->open_lives[res->nr_open_lives++] = (uint32_t)res->nr_lives;
+	lives = res->lives;
 	memset(&lives[res->nr_lives], 0, sizeof(*lives));
 	lives[res->nr_lives].build = build;
 	lives[res->nr_lives].seq = seq;
@@ -507,15 +530,19 @@ static int add_gap(struct secmap_resolver *res, const struct secmap_record *rec)
 /* After a resync's snapshot: what it did not show is gone since the gap began. */
 static void end_resync(struct secmap_resolver *res)
 {
-	size_t i;
+	size_t i, kept = 0;
 
-	for (i = 0; i < res->nr_lives; i++) {
-		struct rs_life *life = &res->lives[i];
+	/* Only lives still open can be in a snapshot; those closed since go from the list. */
+	for (i = 0; i < res->nr_open_lives; i++) {
+		struct rs_life *life = &res->lives[res->open_lives[i]];
 
 		if (life->open && !life->resync)
 			close_life(res, life, res->snap_at, false);
 		life->resync = 0;
+		if (life->open)
+			res->open_lives[kept++] = res->open_lives[i];
 	}
+	res->nr_open_lives = kept;
 }
 
 static int add_snapshot_map(struct secmap_resolver *res, const struct secmap_record *rec)
@@ -836,6 +863,7 @@ SECMAP_EXPORT void secmap_resolver_free(struct secmap_resolver *res)
 	}
 	for (i = 0; i < res->nr_lives; i++)
 		free(res->lives[i].maps);
+	free(res->open_lives);
 	free(res->builds);
 	free(res->builds_hash);
 	free(res->maps);
