@@ -72,12 +72,17 @@ struct archive_job {
 	size_t kallsyms_len;
 };
 
-static bool same_build(const struct wanted *w, const char *name, const uint8_t *id,
-		       size_t id_len)
+/* @w against the build @name, @id: by name, then build-id. */
+static int cmp_build(const struct wanted *w, const char *name, const uint8_t *id, size_t id_len)
 {
+	int c = strcmp(w->name, name);
+
+	if (c)
+		return c;
+	if (w->id_len != id_len)
+		return w->id_len < id_len ? -1 : 1;
 	/* No build-id is NULL and 0 long: memcmp() may not be given NULL. */
-	return w->id_len == id_len && (!id_len || !memcmp(w->id, id, id_len)) &&
-	       !strcmp(w->name, name);
+	return id_len ? memcmp(w->id, id, id_len) : 0;
 }
 
 /*
@@ -89,7 +94,7 @@ static int add_wanted(struct archive_job *job, const struct secmap_record *rec)
 {
 	struct wanted *w;
 
-	if (job->nr_mods && same_build(&job->mods[job->nr_mods - 1], rec->module, rec->build_id,
+	if (job->nr_mods && !cmp_build(&job->mods[job->nr_mods - 1], rec->module, rec->build_id,
 				       rec->build_id_len))
 		return 0;
 	if (rec->build_id_len > sizeof(w->id))
@@ -116,14 +121,9 @@ static int add_wanted(struct archive_job *job, const struct secmap_record *rec)
 
 static int cmp_wanted(const void *a, const void *b)
 {
-	const struct wanted *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
+	const struct wanted *y = b;
 
-	if (c)
-		return c;
-	if (x->id_len != y->id_len)
-		return x->id_len < y->id_len ? -1 : 1;
-	return memcmp(x->id, y->id, x->id_len);
+	return cmp_build(a, y->name, y->id, y->id_len);
 }
 
 /* Each module build once, by name. */

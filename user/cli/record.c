@@ -29,7 +29,6 @@
 #include "record_ko.h"
 #include "secmap_cli.h"
 
-/* .ko files opened once per (name, build-id), kept for the whole recording. */
 struct recorder {
 	const char *path;
 	struct secmap_writer *w;

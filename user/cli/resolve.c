@@ -290,7 +290,7 @@ static const char *sym_str(const struct secmap_resolution *r, char *buf, size_t 
 }
 
 /*
- * Digits of @base from @s up to @stop (or the end) into *@val: no sign, no
+ * The digits of @base at @s into *@val, *@end after them: no sign, no
  * space, no overflow, which strtoull() would let through or wrap.
  */
 static bool parse_digits(const char *s, int base, const char **end, uint64_t *val)

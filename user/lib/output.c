@@ -124,9 +124,7 @@ int libsecmap_out_open(struct libsecmap_out *o, const char *path, const struct s
 		err = -EISDIR;
 		goto fail;
 	}
-	/* The directory: "." without a slash, "/" for "/x". */
-	o->dir = slash ? strndup(o->target, slash == o->target ? 1 : (size_t)(slash - o->target)) :
-			 strdup(".");
+	o->dir = dir_of(o->target);
 	o->base = slash ? slash + 1 : o->target;
 	if (!o->dir) {
 		err = -ENOMEM;
