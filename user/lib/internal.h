@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -154,6 +155,26 @@ static inline int libsecmap_err(int err)
 {
 	errno = -err;
 	return err;
+}
+
+/*
+ * Room for one more element of @size bytes in @arr, which holds @nr in
+ * *@cap: doubled when full, from @first. The array (moved or not), or NULL
+ * when out of memory, @arr then kept as it was.
+ */
+static inline void *libsecmap_grow(void *arr, size_t *cap, size_t nr, size_t size, size_t first)
+{
+	size_t n = *cap ? 2 * *cap : first;
+	void *p;
+
+	if (nr < *cap)
+		return arr;
+	if (n > SIZE_MAX / size)
+		return NULL;
+	p = realloc(arr, n * size);
+	if (p)
+		*cap = n;
+	return p;
 }
 
 /*

@@ -1361,17 +1361,16 @@ static int push_event(struct recv_ctx *ctx, struct secmap_event *ev)
 {
 	struct secmap_event **evs;
 
-	if (ctx->nr_evs == ctx->cap_evs) {
-		size_t cap = ctx->cap_evs ? 2 * ctx->cap_evs : 64;
-
-		evs = cap <= SECMAP_REPLAY_MAX_EVENTS ? realloc(ctx->evs, cap * sizeof(*evs)) : NULL;
-		if (!evs) {
-			secmap_event_free(ev);
-			return cap <= SECMAP_REPLAY_MAX_EVENTS ? -ENOMEM : -E2BIG;
-		}
-		ctx->evs = evs;
-		ctx->cap_evs = cap;
+	if (ctx->nr_evs >= SECMAP_REPLAY_MAX_EVENTS) {
+		secmap_event_free(ev);
+		return -E2BIG;
 	}
+	evs = libsecmap_grow(ctx->evs, &ctx->cap_evs, ctx->nr_evs, sizeof(*evs), 64);
+	if (!evs) {
+		secmap_event_free(ev);
+		return -ENOMEM;
+	}
+	ctx->evs = evs;
 	ctx->evs[ctx->nr_evs++] = ev;
 	return 0;
 }

@@ -385,6 +385,7 @@ static int new_life(struct secmap_resolver *res, uint32_t build, uint64_t seq,
 		    struct rs_life **out)
 {
 	struct rs_life *lives;
+	uint32_t *open;
 	size_t slot;
 	int err;
 
@@ -396,26 +397,16 @@ static int new_life(struct secmap_resolver *res, uint32_t build, uint64_t seq,
 		if (err)
 			return err;
 	}
-	if (res->nr_lives == res->cap_lives) {
-		size_t cap = res->cap_lives ? 2 * res->cap_lives : 64;
-
-		lives = realloc(res->lives, cap * sizeof(*lives));
-		if (!lives)
-			return -ENOMEM;
-		res->lives = lives;
-		res->cap_lives = cap;
-	}
-	if (res->nr_open_lives == res->cap_open_lives) {
-		size_t cap = res->cap_open_lives ? 2 * res->cap_open_lives : 64;
-		uint32_t *open = realloc(res->open_lives, cap * sizeof(*open));
-
-		if (!open)
-			return -ENOMEM;
-		res->open_lives = open;
-		res->cap_open_lives = cap;
-	}
+	lives = libsecmap_grow(res->lives, &res->cap_lives, res->nr_lives, sizeof(*lives), 64);
+	if (!lives)
+		return -ENOMEM;
+	res->lives = lives;
+	open = libsecmap_grow(res->open_lives, &res->cap_open_lives, res->nr_open_lives,
+			      sizeof(*open), 64);
+	if (!open)
+		return -ENOMEM;
+	res->open_lives = open;
 	res->open_lives[res->nr_open_lives++] = (uint32_t)res->nr_lives;
-	lives = res->lives;
 	memset(&lives[res->nr_lives], 0, sizeof(*lives));
 	lives[res->nr_lives].build = build;
 	lives[res->nr_lives].seq = seq;
@@ -461,15 +452,10 @@ static int add_map(struct secmap_resolver *res, struct rs_life *life,
 	err = find_section(b, rec->section, &sec);
 	if (err)
 		return err;
-	if (res->nr_maps == res->cap_maps) {
-		size_t cap = res->cap_maps ? 2 * res->cap_maps : 1024;
-
-		m = realloc(res->maps, cap * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		res->maps = m;
-		res->cap_maps = cap;
-	}
+	m = libsecmap_grow(res->maps, &res->cap_maps, res->nr_maps, sizeof(*m), 1024);
+	if (!m)
+		return -ENOMEM;
+	res->maps = m;
 	maps = realloc(life->maps, (life->nr_maps + 1) * sizeof(*maps));
 	if (!maps)
 		return -ENOMEM;
@@ -510,15 +496,10 @@ static int add_gap(struct secmap_resolver *res, const struct secmap_record *rec)
 
 	if (res->snap_at[0] >= rec->time_local_ns && res->snap_at[1] >= rec->time_mono_ns)
 		return 0;	/* no gap start recorded: nothing is opened early */
-	if (res->nr_gaps == res->cap_gaps) {
-		size_t cap = res->cap_gaps ? 2 * res->cap_gaps : 8;
-
-		g = realloc(res->gaps, cap * sizeof(*g));
-		if (!g)
-			return -ENOMEM;
-		res->gaps = g;
-		res->cap_gaps = cap;
-	}
+	g = libsecmap_grow(res->gaps, &res->cap_gaps, res->nr_gaps, sizeof(*g), 8);
+	if (!g)
+		return -ENOMEM;
+	res->gaps = g;
 	g = &res->gaps[res->nr_gaps++];
 	g->from[0] = res->snap_at[0];
 	g->from[1] = res->snap_at[1];
@@ -1085,7 +1066,7 @@ static int add_footprints(struct secmap_resolver *res)
 				sorted[n++] = res->maps[life->maps[j]];
 		qsort(sorted, n, sizeof(*sorted), cmp_u64);	/* start is the first field */
 		for (j = 0; j < n && !err;) {
-			struct rs_map fp = sorted[j];
+			struct rs_map fp = sorted[j], *m;
 			size_t k;
 
 			fp.section = RS_FOOTPRINT;
@@ -1099,16 +1080,12 @@ static int add_footprints(struct secmap_resolver *res)
 					fp.to[1] = sorted[k].to[1];
 				}
 			}
-			if (res->nr_maps == res->cap_maps) {
-				struct rs_map *m = realloc(res->maps, 2 * res->cap_maps * sizeof(*m));
-
-				if (!m) {
-					err = -ENOMEM;
-					break;
-				}
-				res->maps = m;
-				res->cap_maps *= 2;
+			m = libsecmap_grow(res->maps, &res->cap_maps, res->nr_maps, sizeof(*m), 1024);
+			if (!m) {
+				err = -ENOMEM;
+				break;
 			}
+			res->maps = m;
 			res->maps[res->nr_maps++] = fp;
 			j = k;
 		}
