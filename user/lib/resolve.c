@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <search.h>
 #include <sys/mman.h>
 
 #include "internal.h"
@@ -33,6 +34,7 @@
 #define RS_OPEN			UINT64_MAX	/* rs_map.to while still mapped */
 #define RS_FOOTPRINT_GAP	4096
 #define RS_COUNT_MAX		32	/* a bucket list this short may be counted */
+#define RS_SCAN_MAX		64	/* a longer one is searched by halves */
 
 struct rs_section {
 	char *name;
@@ -48,7 +50,8 @@ struct rs_build {
 	uint8_t id[SECMAP_BUILD_ID_MAX];
 	size_t id_len;
 	struct rs_section *secs;
-	size_t nr_secs;
+	size_t nr_secs, cap_secs;
+	void *sec_tree;		/* struct rs_sec_key by name, past RS_SECS_SCANNED */
 	char *path;		/* the .ko the symbols come from */
 	struct secmap_ko *ko;
 	int err;		/* why there are no symbols */
@@ -73,8 +76,9 @@ struct rs_life {
 	uint32_t build;
 	uint64_t seq;
 	size_t *maps;
-	size_t nr_maps;
+	size_t nr_maps, cap_maps;
 	bool open;
+	bool init_closed;	/* its init maps are closed: each snapshot record says so again */
 	int resync;		/* 0, or 1 kept / 2 new in the resync being read */
 };
 
@@ -116,6 +120,13 @@ struct rs_index {
 	size_t nr_buckets;
 	uint32_t *first;	/* bucket i's slots are [first[i], first[i + 1]) */
 	struct rs_slot *slots;
+	/*
+	 * By slot: the latest end of validity of it and those after it in its
+	 * bucket. A long scan stops once none left can be valid: a module
+	 * reloaded 20k times at one address made each lookup between two
+	 * loads read every older load.
+	 */
+	uint64_t *tail_to;
 	struct rs_ref *refs;
 };
 
@@ -357,18 +368,62 @@ static int find_build(struct secmap_resolver *res, const struct secmap_record *r
 	return 0;
 }
 
+/*
+ * A build's sections are found by a scan while they are few (a module has
+ * a few dozen), by a tree past that: a recording of 40k sections in one
+ * module took 17 s by scans alone.
+ */
+#define RS_SECS_SCANNED	32
+
+struct rs_sec_key {
+	const char *name;
+	uint32_t idx;
+};
+
+static int cmp_sec_key(const void *a, const void *b)
+{
+	return strcmp(((const struct rs_sec_key *)a)->name, ((const struct rs_sec_key *)b)->name);
+}
+
+static int sec_tree_add(struct rs_build *b, uint32_t idx)
+{
+	struct rs_sec_key *k = malloc(sizeof(*k));
+
+	if (!k)
+		return -ENOMEM;
+	k->name = b->secs[idx].name;
+	k->idx = idx;
+	if (!tsearch(k, &b->sec_tree, cmp_sec_key)) {
+		free(k);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int find_section(struct rs_build *b, const char *name, uint32_t *out)
 {
+	struct rs_sec_key key = { .name = name }, **found;
 	struct rs_section *s;
 	size_t i;
+	int err;
 
-	for (i = 0; i < b->nr_secs; i++) {
-		if (!strcmp(b->secs[i].name, name)) {
-			*out = (uint32_t)i;
+	if (b->nr_secs > RS_SECS_SCANNED) {
+		found = tfind(&key, &b->sec_tree, cmp_sec_key);
+		if (found) {
+			*out = (*found)->idx;
 			return 0;
 		}
+	} else {
+		for (i = 0; i < b->nr_secs; i++) {
+			if (!strcmp(b->secs[i].name, name)) {
+				*out = (uint32_t)i;
+				return 0;
+			}
+		}
 	}
-	s = realloc(b->secs, (b->nr_secs + 1) * sizeof(*s));
+	if (b->nr_secs >= UINT32_MAX - 1)
+		return -E2BIG;
+	s = libsecmap_grow(b->secs, &b->cap_secs, b->nr_secs, sizeof(*s), 1);
 	if (!s)
 		return -ENOMEM;
 	b->secs = s;
@@ -378,6 +433,16 @@ static int find_section(struct rs_build *b, const char *name, uint32_t *out)
 	if (!s->name)
 		return -ENOMEM;
 	*out = (uint32_t)b->nr_secs++;
+	/* The tree gets every section once there are more than it scans. */
+	if (b->nr_secs == RS_SECS_SCANNED + 1) {
+		for (i = 0; i < b->nr_secs; i++) {
+			err = sec_tree_add(b, (uint32_t)i);
+			if (err)
+				return err;
+		}
+	} else if (b->nr_secs > RS_SECS_SCANNED + 1) {
+		return sec_tree_add(b, *out);
+	}
 	return 0;
 }
 
@@ -423,6 +488,9 @@ static void close_life(struct secmap_resolver *res, struct rs_life *life, const 
 {
 	size_t i;
 
+	if (init_only && life->init_closed)
+		return;
+	life->init_closed = true;
 	for (i = 0; i < life->nr_maps; i++) {
 		struct rs_map *m = &res->maps[life->maps[i]];
 
@@ -456,7 +524,7 @@ static int add_map(struct secmap_resolver *res, struct rs_life *life,
 	if (!m)
 		return -ENOMEM;
 	res->maps = m;
-	maps = realloc(life->maps, (life->nr_maps + 1) * sizeof(*maps));
+	maps = libsecmap_grow(life->maps, &life->cap_maps, life->nr_maps, sizeof(*maps), 1);
 	if (!maps)
 		return -ENOMEM;
 	life->maps = maps;
@@ -472,6 +540,8 @@ static int add_map(struct secmap_resolver *res, struct rs_life *life,
 	m->build = life->build;
 	m->section = sec;
 	m->flags = rec->flags;
+	if (m->flags & SECMAP_MAP_F_INIT)
+		life->init_closed = false;
 	return 0;
 }
 
@@ -820,6 +890,7 @@ static void index_free(struct rs_index *idx)
 {
 	free(idx->first);
 	free(idx->slots);
+	free(idx->tail_to);
 	free(idx->refs);
 	memset(idx, 0, sizeof(*idx));
 }
@@ -837,6 +908,7 @@ SECMAP_EXPORT void secmap_resolver_free(struct secmap_resolver *res)
 			free(b->secs[j].name);
 			free(b->secs[j].syms);
 		}
+		tdestroy(b->sec_tree, free);
 		free(b->secs);
 		free(b->name);
 		free(b->path);
@@ -1312,8 +1384,20 @@ static int build_index(struct secmap_resolver *res, struct rs_index *idx, bool f
 		if (idx->first[i + 1] - idx->first[i] > 1)
 			qsort(sorted + idx->first[i], idx->first[i + 1] - idx->first[i],
 			      sizeof(*sorted), cmp_slot);
+	idx->tail_to = malloc((total + 1) * sizeof(*idx->tail_to));
+	if (!idx->tail_to)
+		goto fail;
 	for (i = 0; i < total; i++)
 		idx->slots[i] = sorted[i].slot;
+	for (i = 0; i < idx->nr_buckets; i++) {
+		uint64_t latest = 0;
+
+		for (b = idx->first[i + 1]; b-- > idx->first[i];) {
+			if (idx->slots[b].to > latest)
+				latest = idx->slots[b].to;
+			idx->tail_to[b] = latest;
+		}
+	}
 	free(sorted);
 	free(fill);
 	free(ref_of);
@@ -1334,7 +1418,7 @@ static inline __attribute__((always_inline)) const struct rs_slot *
 index_find(const struct rs_index *idx, uint64_t addr, uint64_t time, bool counted)
 {
 	const struct rs_slot *slot, *end;
-	size_t i, n, skip;
+	size_t i, n, skip, lo, hi;
 	uint64_t b;
 
 	if (addr < idx->base || !idx->nr_buckets)
@@ -1365,13 +1449,25 @@ index_find(const struct rs_index *idx, uint64_t addr, uint64_t time, bool counte
 		for (i = 0, skip = 0; i < n; i++)
 			skip += slot[i].from > time;
 		slot += skip;
+	} else if (n > RS_SCAN_MAX) {
+		for (lo = 0, hi = n; lo < hi;) {
+			i = lo + (hi - lo) / 2;
+			if (slot[i].from > time)
+				lo = i + 1;
+			else
+				hi = i;
+		}
+		slot += lo;
 	} else {
 		while (slot < end && slot->from > time)
 			slot++;
 	}
-	for (; slot < end; slot++)
+	for (i = 0; slot < end; slot++, i++) {
 		if (slot->start <= addr && addr - slot->start < slot->len && time <= slot->to)
 			return slot;
+		if (i >= RS_COUNT_MAX && idx->tail_to[slot - idx->slots] < time)
+			break;
+	}
 	return NULL;
 }
 
