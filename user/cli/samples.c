@@ -11,9 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "samples.h"
+#include "span_index.h"
 
 #define PERF_CONTEXT_MAX	((uint64_t)-4095)
 #define PERF_CONTEXT_KERNEL	((uint64_t)-128)
@@ -60,9 +63,12 @@ struct task {
 	int32_t id;
 	bool used;
 	struct user_map *maps;		/* by time */
-	size_t nr_maps;
-	struct comm_at *comms;		/* by time */
-	size_t nr_comms;
+	size_t nr_maps, cap_maps;
+	struct span_index *index;	/* of the maps, when more than SCAN_MAX_MAPS */
+	struct comm_at *comms;		/* its COMMs, by time */
+	size_t nr_comms, cap_comms;
+	struct comm_at *fork_comms;	/* its parents' names at its FORKs, by time */
+	size_t nr_fork_comms, cap_fork_comms;
 	size_t last_map;		/* resolve_user(): the map that answered last */
 };
 
@@ -152,13 +158,61 @@ struct queued {
 	uint64_t seq;
 };
 
-static uint32_t str_hash(const char *s)
+/*
+ * The hashes of tids and strings start from a seed drawn at random for each
+ * walk: a file cannot be made to put every task or name in one chain (40k
+ * tids that collided took 13 s against 0.19 s).
+ */
+static uint64_t hash_seed;
+
+static uint64_t mix64(uint64_t x)
 {
-	uint32_t h = 2166136261u;
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static void seed_hashes(void)
+{
+	uint64_t seed;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uintptr_t)&seed;
+	hash_seed = seed | 1;
+}
+
+static size_t str_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ull ^ hash_seed;
 
 	while (*s)
-		h = (h ^ (uint8_t)*s++) * 16777619u;
-	return h;
+		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+	return (size_t)mix64(h);
+}
+
+static size_t tid_hash(int32_t id)
+{
+	return (size_t)mix64((uint32_t)id ^ hash_seed);
+}
+
+/* Room for @need items of @size in *@p, grown by doubling. */
+static int grow(void *p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 4;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = reallocarray(*(void **)p, n, size);
+	if (!q)
+		return -ENOMEM;
+	*(void **)p = q;
+	*cap = n;
+	return 0;
 }
 
 static const char *intern(struct interned *t, const char *s)
@@ -204,7 +258,7 @@ static struct task *find_task(struct task_table *tab, int32_t id, bool create)
 		for (j = 0; j < tab->size; j++) {
 			if (!tab->slots[j].used)
 				continue;
-			for (i = (uint32_t)tab->slots[j].id * 2654435761u & (n - 1); slots[i].used;
+			for (i = tid_hash(tab->slots[j].id) & (n - 1); slots[i].used;
 			     i = (i + 1) & (n - 1))
 				;
 			slots[i] = tab->slots[j];
@@ -215,7 +269,7 @@ static struct task *find_task(struct task_table *tab, int32_t id, bool create)
 	}
 	if (!tab->size)
 		return NULL;
-	for (i = (uint32_t)id * 2654435761u & (tab->size - 1); tab->slots[i].used;
+	for (i = tid_hash(id) & (tab->size - 1); tab->slots[i].used;
 	     i = (i + 1) & (tab->size - 1))
 		if (tab->slots[i].id == id)
 			return &tab->slots[i];
@@ -233,7 +287,9 @@ static void free_tasks(struct task_table *tab)
 
 	for (i = 0; i < tab->size; i++) {
 		free(tab->slots[i].maps);
+		span_index_free(tab->slots[i].index);
 		free(tab->slots[i].comms);
+		free(tab->slots[i].fork_comms);
 	}
 	free(tab->slots);
 }
@@ -243,6 +299,7 @@ static int add_user_map(struct sample_walk *w, const struct secmap_perf_record *
 	struct task *t;
 	struct user_map *maps;
 	const char *path;
+	int err;
 
 	/* Kernel maps (pid -1) are the recording's business. */
 	if (rec->pid < 0 || !rec->filename || rec->start + rec->len < rec->start)
@@ -251,10 +308,10 @@ static int add_user_map(struct sample_walk *w, const struct secmap_perf_record *
 	path = intern(&w->strings, rec->filename);
 	if (!t || !path)
 		return -ENOMEM;
-	maps = realloc(t->maps, (t->nr_maps + 1) * sizeof(*maps));
-	if (!maps)
-		return -ENOMEM;
-	t->maps = maps;
+	err = grow(&t->maps, &t->cap_maps, t->nr_maps + 1, sizeof(*t->maps));
+	if (err)
+		return err;
+	maps = t->maps;
 	w->nr_own_maps++;
 	maps[t->nr_maps].start = rec->start;
 	maps[t->nr_maps].end = rec->start + rec->len;
@@ -272,10 +329,9 @@ static int add_comm(struct sample_walk *w, const struct secmap_perf_record *rec)
 
 	if (!t || !comm)
 		return -ENOMEM;
-	c = realloc(t->comms, (t->nr_comms + 1) * sizeof(*c));
-	if (!c)
+	if (grow(&t->comms, &t->cap_comms, t->nr_comms + 1, sizeof(*t->comms)))
 		return -ENOMEM;
-	t->comms = c;
+	c = t->comms;
 	c[t->nr_comms].time = rec->fields & SAMPLE_TIME ? rec->time : 0;
 	c[t->nr_comms].comm = comm;
 	t->nr_comms++;
@@ -292,28 +348,46 @@ static int cmp_map_time(const void *a, const void *b)
 }
 
 /*
- * For each map, when a later one that overlaps it was mapped: until then
- * it answers for every address it holds. Quadratic, so only for tasks of
- * a few hundred maps; the others keep 0 and are searched each time.
+ * A task of more maps than this gets a span index; fewer are scanned, as
+ * fast, with nothing to build.
  */
-#define SHADOW_MAX_MAPS	256
+#define SCAN_MAX_MAPS	32
 
-static void set_shadows(struct task *t)
+/*
+ * For each map, when a later one that overlaps it was mapped: until then
+ * it answers for every address it holds. By time, the first later map
+ * that overlaps is the earliest.
+ */
+static int index_maps(struct task *t)
 {
 	size_t i, j;
 
+	if (t->nr_maps > SCAN_MAX_MAPS) {
+		struct span *spans = malloc(t->nr_maps * sizeof(*spans));
+
+		if (!spans)
+			return -ENOMEM;
+		for (i = 0; i < t->nr_maps; i++)
+			spans[i] = (struct span){ t->maps[i].start, t->maps[i].end };
+		t->index = span_index_new(spans, t->nr_maps);
+		free(spans);
+		if (!t->index)
+			return -ENOMEM;
+	}
 	for (i = 0; i < t->nr_maps; i++) {
 		struct user_map *m = &t->maps[i];
+		ssize_t later = -1;
 
-		m->shadow = t->nr_maps > SHADOW_MAX_MAPS ? 0 : UINT64_MAX;
-		/* By time: the first later map that overlaps is the earliest. */
-		for (j = i + 1; j < t->nr_maps && m->shadow; j++) {
-			if (t->maps[j].start < m->end && m->start < t->maps[j].end) {
-				m->shadow = t->maps[j].time;
-				break;
-			}
+		if (t->index) {
+			later = span_index_next_overlap(t->index, i, m->start, m->end);
+		} else {
+			for (j = i + 1; j < t->nr_maps && later < 0; j++)
+				if (t->maps[j].start < m->end && m->start < t->maps[j].end)
+					later = (ssize_t)j;
 		}
+		m->shadow = later < 0 ? UINT64_MAX : t->maps[later].time;
 	}
+	return 0;
 }
 
 static int cmp_comm_time(const void *a, const void *b)
@@ -328,14 +402,33 @@ static int cmp_comm_time(const void *a, const void *b)
  * the first, as perf, which names a thread only from the COMM or FORK it
  * has replayed by then (one lost under load leaves samples before the next).
  */
+static const struct comm_at *last_comm(const struct comm_at *c, size_t n, uint64_t time)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c[mid].time <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &c[lo - 1] : NULL;
+}
+
+/*
+ * A name from a FORK yields to a COMM of the same time (synthesized at
+ * start, the child's own name).
+ */
 static const char *comm_at(const struct task *t, uint64_t time)
 {
-	size_t i;
+	const struct comm_at *own = last_comm(t->comms, t->nr_comms, time);
+	const struct comm_at *forked = last_comm(t->fork_comms, t->nr_fork_comms, time);
 
-	for (i = t->nr_comms; i-- > 0;)
-		if (t->comms[i].time <= time)
-			return t->comms[i].comm;
-	return NULL;
+	if (forked && (!own || forked->time > own->time))
+		return forked->comm;
+	return own ? own->comm : NULL;
 }
 
 /* perf's name for a thread it knows no COMM of: ":TID" (":-1" for a sample of no task). */
@@ -455,7 +548,7 @@ static int apply_fork(struct sample_walk *w, const struct fork_at *f)
 	ssize_t got;
 	struct comm_at *comms;
 	const char *comm;
-	size_t i, n;
+	size_t n;
 
 	if (f->pid != f->ppid && f->pid >= 0) {
 		/* The child first: creating it may move the table, finding the parent cannot. */
@@ -490,6 +583,7 @@ static int apply_fork(struct sample_walk *w, const struct fork_at *f)
 			free(child->maps);
 			child->maps = maps;
 			child->nr_maps += n;
+			child->cap_maps = child->nr_maps;
 			w->nr_inherited += n;
 		}
 		free(inh);
@@ -503,20 +597,17 @@ static int apply_fork(struct sample_walk *w, const struct fork_at *f)
 	comm = parent ? comm_at(parent, f->time) : NULL;
 	if (!comm)
 		return 0;
-	comms = realloc(child->comms, (child->nr_comms + 1) * sizeof(*comms));
-	if (!comms)
-		return -ENOMEM;
-	child->comms = comms;
 	/*
 	 * Named as its parent from the fork on, until an exec or a prctl
-	 * renames it; kept sorted, and before a COMM of the same time
-	 * (synthesized at start, the child's own name).
+	 * renames it. Forks come in time order: the list stays sorted.
 	 */
-	for (i = child->nr_comms; i > 0 && comms[i - 1].time >= f->time; i--)
-		comms[i] = comms[i - 1];
-	comms[i].time = f->time;
-	comms[i].comm = comm;
-	child->nr_comms++;
+	if (grow(&child->fork_comms, &child->cap_fork_comms, child->nr_fork_comms + 1,
+		 sizeof(*child->fork_comms)))
+		return -ENOMEM;
+	comms = child->fork_comms;
+	comms[child->nr_fork_comms].time = f->time;
+	comms[child->nr_fork_comms].comm = comm;
+	child->nr_fork_comms++;
 	return 0;
 }
 
@@ -591,15 +682,31 @@ static int prescan(struct sample_walk *w)
 				t->maps[j].seq = j;
 			qsort(t->maps, t->nr_maps, sizeof(*t->maps), cmp_map_time);
 		}
-		set_shadows(t);
+		err = index_maps(t);
 	}
 	return err;
 }
 
 
+/* How many of @t's maps were made at @time or before. */
+static size_t maps_until(const struct task *t, uint64_t time)
+{
+	size_t lo = 0, hi = t->nr_maps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->maps[mid].time <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Into @f, which the caller has zeroed: the file mapped at @ip in @t at
- * @time, the latest mapping then, else any.
+ * @time, the latest mapping then, else the first ever there.
  */
 static void resolve_user(struct task *t, uint64_t ip, uint64_t time, struct frame *f)
 {
@@ -623,7 +730,18 @@ static void resolve_user(struct task *t, uint64_t ip, uint64_t time, struct fram
 			return;
 		}
 	}
-	for (i = t->nr_maps; i-- > 0;) {
+	if (t->index) {
+		size_t before = time == SECMAP_TIME_ANY ? t->nr_maps : maps_until(t, time);
+		ssize_t found = span_index_last(t->index, before, ip);
+
+		if (found < 0)
+			found = span_index_first(t->index, ip);
+		if (found >= 0) {
+			t->last_map = (size_t)found;
+			any = &t->maps[found];
+		}
+	}
+	for (i = t->index ? 0 : t->nr_maps; i-- > 0;) {
 		m = &t->maps[i];
 		if (m->start > ip || ip >= m->end)
 			continue;
@@ -743,6 +861,8 @@ int sample_walk_open(const struct resolver_args *args, unsigned int flags, struc
 	int err;
 
 	*wp = NULL;
+	if (!hash_seed)
+		seed_hashes();
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		p_err("out of memory");
