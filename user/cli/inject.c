@@ -312,6 +312,10 @@ static int report_inject_error(const struct inject_args *args, const char *out_p
 		       "(sample_id_all, PERF_SAMPLE_TIME) in perf's clock or CLOCK_MONOTONIC, "
 		       "and perf's module maps must lie outside compressed records; "
 		       "--no-perf-maps embeds the recording only";
+	/* Every -EFBIG of the reader and the rewrite is about the input. */
+	if (!what && err == -EFBIG)
+		what = "larger than secmap reads: a part of its header, or its compressed "
+		       "records (64 MiB a batch, 4096 times the data read so far in all)";
 	if (what) {
 		p_err("%s: %s", in_path, what);
 		return SECMAP_EXIT_BAD_INPUT;

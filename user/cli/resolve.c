@@ -266,8 +266,9 @@ int resolver_warn_modules(const struct resolver_args *args, const struct secmap_
 		} else if (!args->quiet) {
 			fprintf(stderr, "Warning: %s (build-id %s): %s; %s\n", text_safe(mod.name),
 				bid ? bid : "none", mod.err == -ENOENT ? "no .ko found (--ko-path, "
-				"or unpack its secmap archive into ~/.debug)" : strerror(-mod.err),
-				consequence);
+				"or unpack its secmap archive into ~/.debug)" : mod.err == -EDQUOT ?
+				".ko not read: the .ko files before it used up the 1 GiB one "
+				"run may decompress" : strerror(-mod.err), consequence);
 		}
 		free(bid);
 	}

@@ -1035,7 +1035,8 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 	if (ret < 0) {
 		snprintf(w->read_error, sizeof(w->read_error), "%s: record at offset %llu: %s",
 			 w->input, (unsigned long long)secmap_perf_data_offset(w->pd),
-			 ret == -EFBIG ? "a compressed batch decompresses to more than 64 MiB" :
+			 ret == -EFBIG ? "compressed records decompress to more than 64 MiB a "
+					 "batch, or 4096 times the data read so far" :
 			 "truncated or corrupt");
 		return -SECMAP_EXIT_BAD_INPUT;
 	}

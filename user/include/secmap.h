@@ -264,7 +264,8 @@ struct secmap_ko_section {
 /*
  * Open @path (.ko, .ko.xz, .ko.zst, .ko.gz; detected by magic, not name).
  * -ENOENT, -EACCES; -EINVAL: not a relocatable ELF or corrupt/truncated;
- * -ENOTSUP: compressed in a format not supported.
+ * -ENOTSUP: compressed in a format not supported; -EFBIG: larger than
+ * 512 MiB, as a file or decompressed.
  */
 int secmap_ko_open(const char *path, struct secmap_ko **ko);
 void secmap_ko_close(struct secmap_ko *ko);
@@ -465,7 +466,10 @@ void secmap_resolve_many(const struct secmap_resolver *res, const uint64_t *addr
 /*
  * The module builds the recording names, and what became of their .ko:
  * @path the file used (NULL if none), @err why none: -ENOENT not found,
- * -ESTALE another build-id (without force), else why it could not be read.
+ * -ESTALE another build-id (without force), -EDQUOT not read because the
+ * .ko files before it decompressed to 1 GiB (all one resolver decompresses:
+ * a few small .ko.zst could otherwise hold gigabytes), else why it could
+ * not be read.
  */
 struct secmap_resolver_module {
 	const char *name;
@@ -659,7 +663,10 @@ int secmap_perf_read_feature(const char *path, unsigned int bit, void **data, si
  * secmap_perf_data_next(): 1 and *@rec, 0 at the end of the data section,
  * or -EBADMSG at the first record that is truncated, runs past the data
  * section or past itself (an array, a string without its NUL), and
- * -EFBIG where a compressed batch decompresses to more than 64 MiB;
+ * -EFBIG where a compressed batch decompresses to more than 64 MiB, or
+ * all the compressed records read so far to more than 64 MiB plus 4096
+ * times the data section read so far (perf record -z writes 5 to 2000
+ * times smaller; a small file of zstd bombs would take seconds);
  * secmap_perf_data_offset() then tells where (for a record from a
  * compressed batch: the offset of the compressed record it came from, or
  * ended in). Errors stick. Records before the bad one stay valid.

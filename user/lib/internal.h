@@ -184,6 +184,21 @@ static inline void *libsecmap_grow(void *arr, size_t *cap, size_t nr, size_t siz
 size_t libsecmap_ko_name_len(const char *base);
 
 /*
+ * secmap_ko_open(), decompressing at most @budget bytes (a single file is
+ * still capped at 512 MiB): -EDQUOT when a compressed file holds more.
+ * *@spent: the bytes decompressed, the file kept or not; 0 for a plain ELF.
+ */
+int libsecmap_ko_open_budget(const char *path, size_t budget, struct secmap_ko **kop,
+			     size_t *spent);
+
+/*
+ * What one resolver decompresses of .ko files, all together: twice the
+ * largest module accepted. The 1138 modules of Debian 12's cloud kernel
+ * decompress to 111 MiB in all, and a recording names only those loaded.
+ */
+#define LIBSECMAP_KO_BUDGET	((size_t)1 << 30)
+
+/*
  * Find the NT_GNU_BUILD_ID note named "GNU" among the ELF notes in @buf
  * (in the host's byte order, as sysfs shows them) and copy it to @id,
  * which has room for SECMAP_BUILD_ID_MAX bytes. 0 with *@id_len left

@@ -258,6 +258,26 @@ static int gzip_decompress(const uint8_t *in, size_t in_len, struct outbuf *o)
 }
 
 /*
+ * Decompress @in according to its magic into @o, at most @o->cap bytes.
+ * @o->len says how many were produced, on failure too (the work was done).
+ */
+static int decompress(const uint8_t *in, size_t in_len, struct outbuf *o)
+{
+	switch (ko_format(in, in_len)) {
+	case KO_XZ:
+		return xz_decompress(in, in_len, o);
+	case KO_ZSTD:
+		return zstd_decompress(in, in_len, o);
+	case KO_GZIP:
+		return gzip_decompress(in, in_len, o);
+	case KO_UNSUPPORTED:
+		return -ENOTSUP;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
  * Decompress @in according to its magic into a malloc()ed *@out of at most
  * @cap bytes. -EFBIG past @cap, -EINVAL when corrupt or truncated,
  * -ENOTSUP for a compressor the kernel does not use, -EINVAL for data that
@@ -271,21 +291,7 @@ int libsecmap_ko_decompress(const uint8_t *in, size_t in_len, size_t cap,
 
 	*out = NULL;
 	*out_len = 0;
-	switch (ko_format(in, in_len)) {
-	case KO_XZ:
-		err = xz_decompress(in, in_len, &o);
-		break;
-	case KO_ZSTD:
-		err = zstd_decompress(in, in_len, &o);
-		break;
-	case KO_GZIP:
-		err = gzip_decompress(in, in_len, &o);
-		break;
-	case KO_UNSUPPORTED:
-		return -ENOTSUP;
-	default:
-		return -EINVAL;
-	}
+	err = decompress(in, in_len, &o);
 	if (err) {
 		free(o.buf);
 		return err;
@@ -503,7 +509,13 @@ SECMAP_EXPORT void secmap_ko_close(struct secmap_ko *ko)
 	free(ko);
 }
 
-SECMAP_EXPORT int secmap_ko_open(const char *path, struct secmap_ko **kop)
+/*
+ * So that a caller opening many files can bound what they decompress in
+ * all (the resolver: LIBSECMAP_KO_BUDGET). A plain ELF file costs none of
+ * the budget: its size is on disk, not inflated from a few KiB of a bomb.
+ */
+int libsecmap_ko_open_budget(const char *path, size_t budget, struct secmap_ko **kop,
+			     size_t *spent)
 {
 	struct secmap_ko *ko;
 	GElf_Ehdr ehdr;
@@ -511,6 +523,7 @@ SECMAP_EXPORT int secmap_ko_open(const char *path, struct secmap_ko **kop)
 	size_t raw_len = 0;
 	int err;
 
+	*spent = 0;
 	if (!kop)
 		return libsecmap_err(-EINVAL);
 	*kop = NULL;
@@ -532,12 +545,23 @@ SECMAP_EXPORT int secmap_ko_open(const char *path, struct secmap_ko **kop)
 		free(raw);
 		err = -EINVAL;
 		goto fail;
-	default:
-		err = libsecmap_ko_decompress(raw, raw_len, KO_MAX_SIZE, &ko->image, &ko->size);
+	default: {
+		struct outbuf o = { .cap = budget < KO_MAX_SIZE ? budget : KO_MAX_SIZE };
+
+		err = decompress(raw, raw_len, &o);
 		free(raw);
-		if (err)
+		*spent = o.len;
+		/* Past the budget, not past KO_MAX_SIZE (nor xz's memory limit). */
+		if (err == -EFBIG && o.len > o.cap && o.cap < KO_MAX_SIZE)
+			err = -EDQUOT;
+		if (err) {
+			free(o.buf);
 			goto fail;
+		}
+		ko->image = o.buf;
+		ko->size = o.len;
 		break;
+	}
 	}
 
 	err = -EINVAL;
@@ -563,6 +587,13 @@ SECMAP_EXPORT int secmap_ko_open(const char *path, struct secmap_ko **kop)
 fail:
 	secmap_ko_close(ko);
 	return libsecmap_err(err);
+}
+
+SECMAP_EXPORT int secmap_ko_open(const char *path, struct secmap_ko **kop)
+{
+	size_t spent;
+
+	return libsecmap_ko_open_budget(path, SIZE_MAX, kop, &spent);
 }
 
 SECMAP_EXPORT size_t secmap_ko_image(const struct secmap_ko *ko, const uint8_t **image)

@@ -16,7 +16,8 @@
  * caller gets it as an array of u64. Compressed records carry
  * zstd output; perf decompresses them as one continuous stream (a record may
  * start in one and end in the next), and so does this reader, into a buffer
- * that may not grow beyond DECOMP_MAX.
+ * that may not grow beyond DECOMP_MAX; all of them together may not
+ * decompress to more than DECOMP_RATIO times the file's data read so far.
  *
  * Record and sample layouts are those of include/uapi/linux/perf_event.h
  * (the comments of enum perf_event_type); perf's own records (type 64 and
@@ -116,6 +117,18 @@
 #define IDS_MAX			(1 << 24)	/* sample ids over all events */
 /* Decompressed bytes held at once: what is left of one batch plus the next. */
 #define DECOMP_MAX		(64 << 20)
+/*
+ * What the compressed records of a file may decompress to, all together:
+ * DECOMP_MAX, plus DECOMP_RATIO times the bytes of the data section read
+ * so far. perf record -z writes 5 to 10 times smaller with frame-pointer
+ * callchains, up to 80 on a loop; dwarf callchains (stacks copied whole,
+ * much the same from one sample to the next) measured 255 to 1922 (levels
+ * 1 to 19, 8 and 64 KiB of stack, up to 20 kHz). zstd bombs of valid
+ * records reach 12 000 and more: a file of 20 such records, 110 KiB,
+ * decompressed 1.3 GB. Counted as the data is read, so that they are
+ * refused at the second, not after all of them.
+ */
+#define DECOMP_RATIO		4096
 #define DECOMP_START		(1 << 20)
 #define REC_MAX			65536
 
@@ -169,6 +182,8 @@ struct secmap_perf_data {
 	uint8_t *dbuf;
 	size_t dcap, dhead, dlen;
 	uint64_t doffset;
+	uint64_t data_start;		/* of the data section, in the file */
+	uint64_t dtotal;		/* bytes decompressed so far, all batches */
 	const uint8_t *rec;		/* the record being decoded */
 	bool in_batch;			/* it came out of a compressed record */
 	uint64_t chain[REC_MAX / 8];	/* a callchain put in host order */
@@ -494,6 +509,7 @@ int libsecmap_perf_data_open_fd(int fd, struct secmap_perf_data **pdp)
 	pd->map_len = (size_t)pf.file_size;
 	pd->pos = pf.data.offset;
 	pd->offset = pf.data.offset;
+	pd->data_start = pf.data.offset;
 	pd->data_end = pf.data_end;
 	*pdp = pd;
 	pd = NULL;
@@ -944,12 +960,31 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 	return 0;
 }
 
-/* Append the zstd payload of the compressed record at @in (@len bytes) to pd->dbuf. */
+/*
+ * What the data section read so far (up to pd->pos, the compressed record
+ * being read included) may decompress to: see DECOMP_RATIO.
+ */
+static uint64_t decomp_budget(const struct secmap_perf_data *pd)
+{
+	uint64_t read = pd->pos - pd->data_start;
+
+	if (read > (UINT64_MAX - DECOMP_MAX) / DECOMP_RATIO)
+		return UINT64_MAX;
+	return DECOMP_MAX + read * DECOMP_RATIO;
+}
+
+/*
+ * Append the zstd payload of the compressed record at @in (@len bytes) to
+ * pd->dbuf. -EFBIG past DECOMP_MAX held at once, or past decomp_budget()
+ * in all: output is stopped one byte past the budget, not at the end of
+ * the batch.
+ */
 static int decompress(struct secmap_perf_data *pd, const uint8_t *in, size_t len)
 {
 	ZSTD_inBuffer zin = { .src = in, .size = len };
 	ZSTD_outBuffer zout;
-	size_t ret, cap;
+	uint64_t budget = decomp_budget(pd), left;
+	size_t ret, cap, end;
 	uint8_t *buf;
 
 	if (!pd->zds) {
@@ -974,11 +1009,19 @@ static int decompress(struct secmap_perf_data *pd, const uint8_t *in, size_t len
 			pd->dbuf = buf;
 			pd->dcap = cap;
 		}
-		zout = (ZSTD_outBuffer){ .dst = pd->dbuf, .size = pd->dcap, .pos = pd->dlen };
+		/* Room for one byte more than the budget: that byte is the proof. */
+		end = pd->dcap;
+		left = budget - pd->dtotal;
+		if (left < end - pd->dlen)
+			end = pd->dlen + (size_t)left + 1;
+		zout = (ZSTD_outBuffer){ .dst = pd->dbuf, .size = end, .pos = pd->dlen };
 		ret = ZSTD_decompressStream(pd->zds, &zout, &zin);
+		pd->dtotal += zout.pos - pd->dlen;
 		pd->dlen = zout.pos;
 		if (ZSTD_isError(ret))
 			return -EBADMSG;
+		if (pd->dtotal > budget)
+			return -EFBIG;
 		/* Done when the input is used up and zstd had room to spare. */
 		if (zin.pos == zin.size && zout.pos < zout.size)
 			return 0;

@@ -148,6 +148,8 @@ struct secmap_resolver {
 	size_t nr_builds;
 	uint32_t *builds_hash;	/* by name and build-id: indices into builds + 1 */
 	size_t builds_hash_size;
+	/* What the builds' .ko files decompressed to, kept or not: up to LIBSECMAP_KO_BUDGET. */
+	size_t ko_spent;
 	struct rs_map *maps;
 	size_t nr_maps, cap_maps;
 	struct rs_life *lives;
@@ -969,7 +971,7 @@ static int cmp_ksym(const void *a, const void *b)
 static int load_build(struct secmap_resolver *res, struct secmap_ko_index *idx, struct rs_build *b)
 {
 	const uint8_t *id;
-	size_t i, j, len;
+	size_t i, j, len, spent;
 	int err;
 
 	if (res->opts.no_ko) {
@@ -983,7 +985,14 @@ static int load_build(struct secmap_resolver *res, struct secmap_ko_index *idx, 
 		b->err = -ENOENT;
 		return 0;
 	}
-	err = secmap_ko_open(b->path, &b->ko);
+	/*
+	 * The image stays open (symbol names point into it): without a total,
+	 * a few small .ko.zst bombs, each under the cap of one file, would
+	 * hold gigabytes. -EDQUOT once spent; plain .ko files cost nothing.
+	 */
+	err = libsecmap_ko_open_budget(b->path, res->ko_spent < LIBSECMAP_KO_BUDGET ?
+				       LIBSECMAP_KO_BUDGET - res->ko_spent : 0, &b->ko, &spent);
+	res->ko_spent += spent;
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -1251,6 +1260,8 @@ static const char *build_reason(int err)
 		return "no .ko found";
 	case -ESTALE:
 		return ".ko has another build-id";
+	case -EDQUOT:
+		return ".ko not read: decompression budget spent";
 	default:
 		return ".ko unreadable";
 	}

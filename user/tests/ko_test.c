@@ -21,9 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include <json-c/json.h>
 
@@ -783,6 +785,169 @@ TEST_F(ko, decompress_cap_efbig)
 		EXPECT_EQ(-EFBIG, libsecmap_ko_decompress(in, in_len, 100, &out, &out_len));
 		free(in);
 	}
+}
+
+/*
+ * libsecmap_ko_open_budget(): a compressed file that fits opens and costs
+ * its decompressed size; a byte less of budget is -EDQUOT (not -EFBIG, not
+ * a module) and costs what was decompressed before it stopped; a plain
+ * .ko costs nothing, even with no budget left.
+ */
+TEST_F(ko, open_budget)
+{
+	const char *paths[] = { self->xz, self->zst, self->gz };
+	struct secmap_ko *ko;
+	size_t i, spent;
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, libsecmap_ko_open_budget(paths[i], self->len, &ko, &spent));
+		EXPECT_EQ(self->len, spent);
+		secmap_ko_close(ko);
+		ko = (struct secmap_ko *)1;
+		EXPECT_EQ(-EDQUOT, libsecmap_ko_open_budget(paths[i], self->len - 1, &ko, &spent)) {
+			TH_LOG("%s", paths[i]);
+		}
+		EXPECT_EQ(NULL, ko);
+		EXPECT_EQ(self->len, spent);	/* stopped one byte past the budget */
+		EXPECT_EQ(-EDQUOT, libsecmap_ko_open_budget(paths[i], 0, &ko, &spent));
+		EXPECT_LE(spent, 1);
+		ASSERT_EQ(0, libsecmap_ko_open_budget(paths[i], SIZE_MAX, &ko, &spent));
+		EXPECT_EQ(self->len, spent);
+		secmap_ko_close(ko);
+	}
+	ASSERT_EQ(0, libsecmap_ko_open_budget(self->ko, 0, &ko, &spent));
+	EXPECT_EQ(0, spent);
+	secmap_ko_close(ko);
+}
+
+/*
+ * @path: zstd of fixture.ko's @len bytes at @elf, then @zeros zero bytes
+ * (ignored by an ELF reader): a valid module that inflates from some KiB.
+ */
+static int write_ko_bomb(const char *path, const uint8_t *elf, size_t len, size_t zeros)
+{
+	static const uint8_t zero[1 << 16];
+	size_t out_size = ZSTD_CStreamOutSize(), left = zeros, ret;
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	uint8_t *out = malloc(out_size);
+	FILE *f = fopen(path, "we");
+	int err = cc && out && f ? 0 : -ENOMEM;
+	bool first = true;
+
+	while (!err) {
+		ZSTD_inBuffer in = { first ? elf : zero, first ? len : 0, 0 };
+		ZSTD_EndDirective mode = ZSTD_e_continue;
+
+		if (!first) {
+			in.size = left < sizeof(zero) ? left : sizeof(zero);
+			left -= in.size;
+			if (!left)
+				mode = ZSTD_e_end;
+		}
+		first = false;
+		do {
+			ZSTD_outBuffer ob = { out, out_size, 0 };
+
+			ret = ZSTD_compressStream2(cc, &ob, &in, mode);
+			if (ZSTD_isError(ret) || fwrite(out, 1, ob.pos, f) != ob.pos)
+				err = -EIO;
+		} while (!err && (mode == ZSTD_e_end ? ret != 0 : in.pos < in.size));
+		if (mode == ZSTD_e_end)
+			break;
+	}
+	if (f && fclose(f) && !err)
+		err = -EIO;
+	ZSTD_freeCCtx(cc);
+	free(out);
+	return err;
+}
+
+#define NR_KO_BOMBS	4
+#define KO_BOMB_ZEROS	((size_t)500 << 20)	/* under the 512 MiB cap of one file */
+#define KO_BOMB_BASE	0xffffffffc0100000ull
+
+/*
+ * The resolver keeps every .ko it reads open: 4 small .ko.zst of 500 MiB
+ * each held 2 GB. One resolver decompresses 1 GiB in all: the first two
+ * are read, the rest are refused with the reason, and the modules before
+ * them still resolve. Run in a child, whose peak RSS is the measure.
+ */
+TEST_F(ko, resolver_decompression_budget)
+{
+	char name[16], path[PATH_MAX], *dir;
+	const char *paths[] = { NULL, NULL };
+	struct secmap_ko_search search = { .paths = paths, .release = "test", .modules_root = "",
+					   .debug_root = "", .buildid_cache = "" };
+	struct secmap_resolver_opts opts = { .search = &search };
+	struct rusage ru;
+	int status, i;
+	pid_t pid;
+
+	dir = path_in(self->dir, "bombs");
+	ASSERT_NE(NULL, dir);
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	paths[0] = dir;
+	for (i = 0; i < NR_KO_BOMBS; i++) {
+		snprintf(path, sizeof(path), "%s/bomb%d.ko.zst", dir, i);
+		ASSERT_EQ(0, write_ko_bomb(path, self->img, self->len, KO_BOMB_ZEROS));
+	}
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct secmap_resolver_module mod;
+		struct secmap_resolution r;
+		struct secmap_resolver *res;
+		struct secmap_ko_section text;
+		struct secmap_ko *ko;
+
+		if (secmap_ko_open(self->ko, &ko) || secmap_ko_section(ko, ".text", &text))
+			_exit(10);
+		secmap_ko_close(ko);
+		if (secmap_resolver_new(&opts, &res))
+			_exit(11);
+		for (i = 0; i < NR_KO_BOMBS; i++) {
+			struct secmap_record rec = {
+				.type = SECMAP_REC_SEC_MAP, .pid = SECMAP_PID_HOST_KERNEL,
+				.module = name, .section = ".text",
+				.start = KO_BOMB_BASE + ((uint64_t)i << 20), .len = text.size,
+				.time_local_ns = 100, .time_mono_ns = 100,
+				.flags = SECMAP_MAP_F_EXEC, .seq = i + 1, .build_id = self->id,
+				.build_id_len = self->id_len,
+			};
+
+			snprintf(name, sizeof(name), "bomb%d", i);
+			if (secmap_resolver_add(res, &rec))
+				_exit(12);
+		}
+		if (secmap_resolver_finish(res))
+			_exit(13);
+		for (i = 0; i < NR_KO_BOMBS; i++) {
+			if (secmap_resolver_module(res, i, &mod))
+				_exit(14);
+			if (mod.err != (i < 2 ? 0 : -EDQUOT))
+				_exit(20 + i);
+			if (secmap_resolve(res, KO_BOMB_BASE + ((uint64_t)i << 20), 150, &r))
+				_exit(30 + i);
+			if (i < 2 ? !r.symbol : !!r.symbol || !r.reason ||
+			    strcmp(r.reason, ".ko not read: decompression budget spent"))
+				_exit(40 + i);
+		}
+		secmap_resolver_free(res);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, wait4(pid, &status, 0, &ru));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/*
+	 * The images held stay within the budget (1024 MiB): 1000 MiB, plus
+	 * the program (1030 MiB in all), plus under SANITIZE=1 the copies of
+	 * realloc() and ASan's quarantine of 256 MiB (1320 MiB). All four
+	 * held: 2000 MiB.
+	 */
+	TH_LOG("peak RSS %ld MiB", ru.ru_maxrss >> 10);
+	EXPECT_LT(ru.ru_maxrss >> 10, 1600);
+	free(dir);
 }
 
 /* A module's file in @dir/@rel (directories made), a copy of fixture.ko or @from. */

@@ -883,6 +883,99 @@ TEST(decompression_bomb)
 	free(z.p);
 }
 
+/* @nr records of @size bytes each, FINISHED_ROUND with a body of zeros. */
+static struct bytes round_records(size_t nr, size_t size)
+{
+	struct bytes d = { .p = calloc(nr, size), .len = nr * size };
+
+	if (!d.p)
+		abort();
+	for (size_t i = 0; i < nr; i++) {
+		set32(d.p + i * size, 68);
+		d.p[i * size + 6] = (uint8_t)size;
+		d.p[i * size + 7] = (uint8_t)(size >> 8);
+	}
+	return d;
+}
+
+#define ROUND_SIZE	65528
+#define BOMB_RECORDS	1008		/* 63 MiB: each bomb fits in one batch */
+#define NR_BOMBS	20
+
+/*
+ * 20 COMPRESSED records of some KiB, each a zstd frame of 63 MiB of
+ * records: each batch fits, but all of them took 1.3 GB of decompressing.
+ * In all, a file's compressed records decompress to at most 64 MiB plus
+ * 4096 times the data read so far: the second bomb is refused, part way.
+ */
+TEST(compressed_bombs_total_budget)
+{
+	struct bytes raw = round_records(BOMB_RECORDS, ROUND_SIZE), data = { 0 }, f;
+	size_t bound = ZSTD_compressBound(raw.len), zlen, i, n, at;
+	uint8_t *z = malloc(bound);
+	struct secmap_perf_data *pd;
+	uint64_t budget;
+
+	ASSERT_NE(NULL, z);
+	zlen = ZSTD_compress(z, bound, raw.p, raw.len, 19);
+	free(raw.p);
+	ASSERT_FALSE(ZSTD_isError(zlen));
+	ASSERT_LT(zlen + 8, 65536);
+	for (i = 0; i < NR_BOMBS; i++) {
+		at = begin_rec(&data, 81, 0);
+		append(&data, z, zlen);
+		data.p[at + 6] = (uint8_t)(data.len - at);
+		data.p[at + 7] = (uint8_t)((data.len - at) >> 8);
+	}
+	free(z);
+	f = make_file(&simple_ev, 1, &data);
+	ASSERT_EQ(0, open_bytes(&f, &pd));
+	EXPECT_EQ(-EFBIG, drain(pd, &n));
+	secmap_perf_data_close(pd);
+	/* The first whole (within the 64 MiB any file may have); not the third. */
+	TH_LOG("%zu bytes of compressed records: %zu records read, %zu MiB", data.len, n,
+	       n * ROUND_SIZE >> 20);
+	budget = (64 << 20) + 4096 * (uint64_t)data.len;
+	EXPECT_GE(n, BOMB_RECORDS);
+	EXPECT_LE((uint64_t)n * ROUND_SIZE, budget);
+	EXPECT_LT(n, 2 * BOMB_RECORDS);
+	free(f.p);
+	free(data.p);
+}
+
+/*
+ * What perf record -z writes with dwarf callchains (whole stacks, much the
+ * same from one sample to the next) measured 250 to 1900 times smaller:
+ * such a file (this one, 2500 times) reads to its end, well past the
+ * first 64 MiB. A total budget of 1024 times the input would refuse it.
+ */
+TEST(compressed_high_ratio_reads)
+{
+	const size_t nr = 3072;		/* 192 MiB */
+	struct bytes raw = round_records(nr, ROUND_SIZE), z, f;
+	struct secmap_perf_data *pd;
+	uint64_t seed = 1;
+	size_t i, j, n;
+
+	/* 16 bytes that change from record to record, as a sample's time and ip do. */
+	for (i = 0; i < nr; i++)
+		for (j = 0; j < 16; j++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			raw.p[i * ROUND_SIZE + 64 + j] = (uint8_t)(seed >> 56);
+		}
+	z = compress_records(&raw, 4096, false);
+	TH_LOG("ratio %zu", raw.len / z.len);
+	EXPECT_GE(raw.len / z.len, 1000);
+	f = make_file(&simple_ev, 1, &z);
+	ASSERT_EQ(0, open_bytes(&f, &pd));
+	EXPECT_EQ(0, drain(pd, &n));
+	EXPECT_EQ(nr, n);
+	secmap_perf_data_close(pd);
+	free(f.p);
+	free(z.p);
+	free(raw.p);
+}
+
 /* Every length of the data section: a clean end at record boundaries, -EBADMSG elsewhere. */
 TEST(every_truncation)
 {
