@@ -3,8 +3,10 @@
  * libFuzzer target for the perf.data rewrite for stock perf: any bytes as
  * the perf.data, injected with the perf maps of a fixed recording of fake
  * modules. A rewrite that succeeds must read the recording back and strip
- * back to the input, byte for byte: anything else aborts, and the input is
- * kept as a finding.
+ * back to the input, byte for byte (to the file perf wrote, the input
+ * stripped, when the input held a recording already: a trailer, or
+ * earlier versions' feature section 255): anything else aborts, and the
+ * input is kept as a finding.
  *
  * SECMAP_FUZZ_REWRITE names a directory with rec.data (the recording) and
  * kos/ (its modules), which make fuzz prepares with tests/fake_modules.py.
@@ -95,25 +97,35 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct secmap_perf_inject_opts opts = { .sz = sizeof(opts), .maps = maps };
+	struct secmap_perf_inject_stats stats = { .sz = sizeof(stats) };
 	FILE *f = fopen(in_path, "wb");
+	const uint8_t *want = data;
+	uint8_t *perf = NULL;
 	void *got = NULL;
-	size_t got_len = 0, back_len;
+	size_t got_len = 0, back_len, want_len = size;
 
 	if (!f || fwrite(data, 1, size, f) != size || fclose(f))
 		abort();
-	if (secmap_perf_inject_ext(in_path, out_path, rec, rec_len, &opts, NULL))
+	if (secmap_perf_inject_ext(in_path, out_path, rec, rec_len, &opts, &stats))
 		return 0;
 	/* Written: the recording reads back, and the input comes back whole. */
 	if (secmap_perf_read_recording(out_path, &got, &got_len) || got_len != rec_len ||
 	    memcmp(got, rec, rec_len))
 		abort();
 	free(got);
+	/* Or the file perf wrote, when the input was that with a recording. */
+	if (stats.restored) {
+		if (secmap_perf_strip(in_path, back_path))
+			abort();
+		want = perf = slurp(back_path, &want_len);
+	}
 	if (secmap_perf_strip(out_path, back_path))
 		abort();
 	back = slurp(back_path, &back_len);
-	if (back_len != size || memcmp(back, data, size))
+	if (back_len != want_len || memcmp(back, want, want_len))
 		abort();
 	free(back);
+	free(perf);
 	unlink(out_path);
 	unlink(back_path);
 	return 0;

@@ -389,6 +389,28 @@ def lost(perf_in, perf_out):
     pd.rewrite(perf_out, b"", bytes(out))
 
 
+def legacy(perf_in, recording, perf_out):
+    """@perf_in with @recording in feature section 255, where secmap inject put
+    it before the trailer: the table's entry for it comes last (the highest
+    bit), the other sections move up by it, the recording goes at the end."""
+    pd = PerfData(perf_in)
+    rec = open(recording, "rb").read()
+    assert pd.attrs_off + pd.attrs_size <= pd.data_off, "attrs after the data"
+    assert not pd.features[3] >> 63, "feature section 255 taken"
+    end = pd.data_off + pd.data_size
+    nr = sum(bin(w).count("1") for w in pd.features)
+    table = bytearray(pd.raw[end:end + 16 * nr])
+    for i in range(nr):
+        off, size = struct.unpack_from("<QQ", table, 16 * i)
+        struct.pack_into("<QQ", table, 16 * i, off + 16, size)
+    sections = pd.raw[end + 16 * nr:]
+    table += struct.pack("<QQ", end + len(table) + 16 + len(sections), len(rec))
+    header = bytearray(pd.raw[:104])
+    struct.pack_into("<Q", header, 72 + 24, pd.features[3] | 1 << 63)
+    with open(perf_out, "wb") as f:
+        f.write(bytes(header) + pd.raw[104:end] + bytes(table) + sections + rec)
+
+
 def scenario(d, perf_in, perf_out, recording, expected, after=None, template=None):
     pd = PerfData(perf_in)
     if not pd.sample_id_all or not pd.sample_type & 4:
@@ -537,6 +559,8 @@ def main():
         many(*sys.argv[2:])
     elif len(sys.argv) == 4 and sys.argv[1] == "lost":
         lost(*sys.argv[2:])
+    elif len(sys.argv) == 5 and sys.argv[1] == "legacy":
+        legacy(*sys.argv[2:])
     elif len(sys.argv) == 6 and sys.argv[1] == "forks":
         forks(*sys.argv[2:])
     elif len(sys.argv) == 3 and sys.argv[1] == "order":
