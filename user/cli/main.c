@@ -2,6 +2,7 @@
 /* secmap: command-line front end to libsecmap; global options and dispatch. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -75,6 +76,34 @@ static int do_version(void)
 	return SECMAP_EXIT_OK;
 }
 
+/*
+ * A signal that ends the program first removes the outputs' named
+ * temporary files (a file system without O_TMPFILE), then ends it as it
+ * would have. Signals set to be ignored stay ignored (nohup); record and
+ * monitor read SIGINT and SIGTERM from a signalfd and finish properly.
+ */
+static void on_fatal_signal(int sig)
+{
+	secmap_output_remove_temporaries();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void remove_temporaries_on_signals(void)
+{
+	static const int sigs[] = {
+		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2,
+		SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+	};
+	struct sigaction sa = { .sa_handler = on_fatal_signal }, old;
+	size_t i;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler == SIG_DFL)
+			sigaction(sigs[i], &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -88,6 +117,7 @@ int main(int argc, char **argv)
 	const struct cmd *c;
 	int opt, ret;
 
+	remove_temporaries_on_signals();
 	/* '+': options after COMMAND belong to the command. */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+jphV", opts, NULL)) != -1) {

@@ -794,6 +794,13 @@ const char *secmap_output_path(const struct secmap_output *out);
 int secmap_output_commit(struct secmap_output *out, unsigned int flags);
 /* Frees @out: not committed, it is discarded; after KEEP_OPEN, fsync and close. */
 int secmap_output_close(struct secmap_output *out);
+/*
+ * Remove every output's temporary file that has a name on disk now (on a
+ * file system without O_TMPFILE, and while one is renamed into place).
+ * Async-signal-safe: for a handler of the signals that end the program,
+ * which then re-raises its signal.
+ */
+void secmap_output_remove_temporaries(void);
 
 /* A static string describing a negative return value of this library. */
 const char *secmap_strerror(int err);

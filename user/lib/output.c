@@ -18,6 +18,55 @@
 
 #include "internal.h"
 
+/*
+ * The temporary files with a name on disk now (a file system without
+ * O_TMPFILE; or one being renamed into place), for a signal handler to
+ * remove: secmap_output_remove_temporaries(). Slots are claimed and
+ * cleared atomically; a name is freed only after its slot is cleared.
+ */
+#define TMP_SLOTS	32
+
+static char *tmp_names[TMP_SLOTS];
+
+static void tmp_named(char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < TMP_SLOTS; i++) {
+		char *none = NULL;
+
+		if (__atomic_compare_exchange_n(&tmp_names[i], &none, name, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return;
+	}
+	/* More at once than any command makes: that one is not removed on a signal. */
+}
+
+static void tmp_unnamed(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; name && i < TMP_SLOTS; i++) {
+		char *was = (char *)name;
+
+		if (__atomic_compare_exchange_n(&tmp_names[i], &was, NULL, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return;
+	}
+}
+
+SECMAP_EXPORT void secmap_output_remove_temporaries(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < TMP_SLOTS; i++) {
+		char *name = __atomic_exchange_n(&tmp_names[i], NULL, __ATOMIC_SEQ_CST);
+
+		if (name)
+			unlink(name);	/* async-signal-safe; the name itself leaks */
+	}
+}
+
 /* @path's directory: "." without a slash, "/" for "/x". malloc()ed. */
 static char *dir_of(const char *path)
 {
@@ -150,6 +199,7 @@ int libsecmap_out_open(struct libsecmap_out *o, const char *path, const struct s
 			o->tmp = NULL;
 			goto fail;
 		}
+		tmp_named(o->tmp);
 	}
 	err = libsecmap_out_like(o, like);
 	if (err)
@@ -173,6 +223,7 @@ void libsecmap_out_discard(struct libsecmap_out *o)
 {
 	if (o->fd >= 0)
 		close(o->fd);
+	tmp_unnamed(o->tmp);
 	if (o->tmp)
 		unlink(o->tmp);
 	free(o->tmp);
@@ -197,11 +248,14 @@ static int name_tmpfile(struct libsecmap_out *o)
 			o->tmp = NULL;
 			return -ENOMEM;
 		}
+		/* Listed before the link, so that a signal just after it finds the name. */
+		tmp_named(o->tmp);
 		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc does not. */
 		if (!linkat(o->fd, "", AT_FDCWD, o->tmp, AT_EMPTY_PATH) ||
 		    !linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW))
 			return 0;
 		err = -errno;
+		tmp_unnamed(o->tmp);
 	}
 	free(o->tmp);
 	o->tmp = NULL;
@@ -250,6 +304,7 @@ static int out_place(struct libsecmap_out *o, const struct stat *times, bool kee
 	if (!err && rename(o->tmp, o->target) < 0)
 		err = -errno;
 	if (!err) {
+		tmp_unnamed(o->tmp);
 		free(o->tmp);
 		o->tmp = NULL;
 		sync_dir(o->dir);

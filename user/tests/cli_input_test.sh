@@ -6,10 +6,11 @@
 # on), and every refusal is one line with a usage (2) or bad-input (8)
 # status. Needs no kernel module. TAP output; exits 1 if any check fails.
 #
-#   cli_input_test.sh SECMAP_BINARY
+#   cli_input_test.sh SECMAP_BINARY [NO_TMPFILE_SO]
 set -u
 
-bin=${1:?usage: $0 SECMAP_BINARY}
+bin=${1:?usage: $0 SECMAP_BINARY [NO_TMPFILE_SO]}
+no_tmpfile=${2:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/../../scripts/tap.sh"
@@ -146,6 +147,40 @@ if [ "$(id -u)" -eq 0 ] && [ -s "$tmp/rec.data" ] &&
 			grep -q "perf lost 12 events in 2 chunks and 3 samples"' sh "$bin" "$tmp"
 else
 	ok "script: FORKs back and forth # SKIP perf record does not run here (needs root and perf)"
+fi
+# A signal that ends secmap while its output has a temporary name on disk
+# (no O_TMPFILE, as on vfat; or the moment before the rename): the name is
+# removed, the old file stays, and the exit is the signal's. tests/
+# no_tmpfile.so holds the output there, in rename(), until the signal.
+signal_leaves_nothing() {	# SIGNAL [ALLOW_TMPFILE]
+	local d="$tmp/sig-$1" pid st i
+
+	mkdir -p "$d" && echo old >"$d/out.data"
+	# (ASan wants its runtime first; the shim only passes calls on to it.)
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+		NO_TMPFILE_STALL=1 NO_TMPFILE_ALLOW=${2:-} LD_PRELOAD=$no_tmpfile \
+		"$bin" record -q -o "$d/out.data" -- true 2>/dev/null &
+	pid=$!
+	for i in $(seq 300); do
+		ls -A "$d" | grep -q "^\.out\.data\.secmap-" && break
+		sleep 0.1
+	done
+	ls -A "$d" | grep -q "^\.out\.data\.secmap-" || { echo "# no temporary file seen"; kill -KILL $pid; return 1; }
+	kill -s "$1" $pid
+	wait $pid 2>/dev/null
+	st=$?
+	[ $st -eq $((128 + $(kill -l "$1"))) ] || { echo "# exit $st"; return 1; }
+	[ "$(ls -A "$d")" = out.data ] && [ "$(cat "$d/out.data")" = old ] ||
+		{ echo "# left: $(ls -A "$d")"; return 1; }
+}
+if [ -n "$no_tmpfile" ] && "$bin" record -q -o "$tmp/sig.probe" -- true 2>/dev/null; then
+	check "record -o, no O_TMPFILE, SIGHUP: the named temporary file removed, exit 129" \
+		signal_leaves_nothing HUP
+	check "record -o, SIGUSR1 while its file is linked for the rename: removed, exit 138" \
+		signal_leaves_nothing USR1 1
+	rm -f "$tmp/sig.probe"
+else
+	ok "signals remove temporary files # SKIP record cannot run here or no tests/no_tmpfile.so"
 fi
 check "no temporary file left beside the outputs" \
 	sh -c '! ls -A "$1" | grep -E "tmp|secmap-" ' sh "$tmp"
