@@ -129,8 +129,10 @@ struct sample_walk {
 	bool last_task_set, last_thread_set;
 	/* SAMPLE_WALK_ORDERED: samples held until a round says they are due */
 	bool ordered;
-	struct queued *pending;		/* not due yet, in file order */
+	struct queued *pending;		/* not due yet: a heap, the oldest first */
 	size_t nr_pending, cap_pending;
+	size_t pending_bytes;		/* what they hold, callchains included */
+	bool queue_capped;		/* QUEUE_BYTES_MAX was reached: said once */
 	struct queued *due;		/* by time, handed out from due_pos */
 	size_t nr_due, cap_due, due_pos;
 	uint64_t seen_max;		/* the latest sample time read */
@@ -1137,6 +1139,49 @@ static void free_queued(struct queued *q, size_t nr)
 		free(q[i].chain);
 }
 
+static size_t queued_bytes(const struct queued *q)
+{
+	return sizeof(*q) + q->s.nr_chain * sizeof(*q->chain);
+}
+
+static void heap_up(struct queued *h, size_t i)
+{
+	struct queued q = h[i];
+
+	for (; i && cmp_queued(&q, &h[(i - 1) / 2]) < 0; i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = q;
+}
+
+/* Take the oldest off the heap @h of @n. */
+static struct queued heap_pop(struct queued *h, size_t n)
+{
+	struct queued top = h[0], last = h[n - 1];
+	size_t i = 0, c;
+
+	n--;
+	while ((c = 2 * i + 1) < n) {
+		if (c + 1 < n && cmp_queued(&h[c + 1], &h[c]) < 0)
+			c++;
+		if (cmp_queued(&last, &h[c]) <= 0)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (n)
+		h[i] = last;
+	return top;
+}
+
+/*
+ * Samples held back for time order, at most: a round of perf's (one pass
+ * over every CPU's buffer) is far less. A file with no FINISHED_ROUND (a
+ * tool that writes none, or a crafted one) held all: 1.1 GB for a 150 MB
+ * file. Past it the older half is handed out, as perf's ordered events do
+ * when they reach their own limit (--queue-size).
+ */
+#define QUEUE_BYTES_MAX	(128u << 20)
+
 /* Hold @s back, with a copy of its callchain (the walk reuses its own). */
 static int queue_sample(struct sample_walk *w, const struct sample *s)
 {
@@ -1162,43 +1207,55 @@ static int queue_sample(struct sample_walk *w, const struct sample *s)
 		memcpy(q->chain, s->chain, s->nr_chain * sizeof(*q->chain));
 	}
 	q->s.chain = q->chain;
-	w->nr_pending++;
+	w->pending_bytes += queued_bytes(q);
+	heap_up(w->pending, w->nr_pending++);
 	if (s->time > w->seen_max)
 		w->seen_max = s->time;
 	return 0;
 }
 
 /*
- * Move the pending samples at or before @upto to the due list, by time;
- * the rest stay pending, in order.
+ * Move the pending samples at or before @upto, and at least @least of the
+ * oldest, to the due list, by time. O(log n) each: a sample far ahead
+ * stays in the heap without being read again at every round.
  */
-static int make_due(struct sample_walk *w, uint64_t upto)
+static int make_due(struct sample_walk *w, uint64_t upto, size_t least)
 {
-	size_t i, kept = 0, n = 0;
 	struct queued *d;
 
 	free_queued(w->due, w->nr_due);
 	w->nr_due = 0;
 	w->due_pos = 0;
-	for (i = 0; i < w->nr_pending; i++)
-		n += w->pending[i].s.time <= upto;
-	if (n > w->cap_due) {
-		d = realloc(w->due, n * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		w->due = d;
-		w->cap_due = n;
+	while (w->nr_pending && (w->nr_due < least || w->pending[0].s.time <= upto)) {
+		if (w->nr_due == w->cap_due) {
+			size_t n = w->cap_due ? 2 * w->cap_due : 1024;
+
+			d = realloc(w->due, n * sizeof(*d));
+			if (!d)
+				return -ENOMEM;
+			w->due = d;
+			w->cap_due = n;
+		}
+		d = &w->due[w->nr_due++];
+		*d = heap_pop(w->pending, w->nr_pending--);
+		d->s.chain = d->chain;
+		w->pending_bytes -= queued_bytes(d);
 	}
-	for (i = 0; i < w->nr_pending; i++) {
-		if (w->pending[i].s.time <= upto)
-			w->due[w->nr_due++] = w->pending[i];
-		else
-			w->pending[kept++] = w->pending[i];
-	}
-	w->nr_pending = kept;
-	if (w->nr_due > 1)
-		qsort(w->due, w->nr_due, sizeof(*w->due), cmp_queued);
 	return 0;
+}
+
+/* Past QUEUE_BYTES_MAX, the older half is due now. */
+static int queue_full(struct sample_walk *w)
+{
+	if (w->pending_bytes <= QUEUE_BYTES_MAX)
+		return 0;
+	if (!w->queue_capped)
+		fprintf(stderr, "Warning: %s: more than %u MiB of samples between two of "
+			"perf's rounds (FINISHED_ROUND): the older half is given first, "
+			"and samples may come out of time order\n", w->input,
+			QUEUE_BYTES_MAX >> 20);
+	w->queue_capped = true;
+	return make_due(w, 0, w->nr_pending / 2);
 }
 
 /*
@@ -1226,7 +1283,7 @@ int sample_walk_next(struct sample_walk *w, const struct sample **s)
 		if (w->eof) {
 			if (!w->nr_pending)
 				return 0;
-			ret = make_due(w, UINT64_MAX);
+			ret = make_due(w, UINT64_MAX, 0);
 		} else {
 			ret = next_sample(w, s);
 			if (ret < 0)
@@ -1235,8 +1292,10 @@ int sample_walk_next(struct sample_walk *w, const struct sample **s)
 				return 1;
 			if (ret == 1) {
 				ret = queue_sample(w, *s);
+				if (!ret)
+					ret = queue_full(w);
 			} else if (ret == 2) {
-				ret = make_due(w, w->round_max);
+				ret = make_due(w, w->round_max, 0);
 				w->round_max = w->seen_max;
 			} else {
 				w->eof = true;

@@ -11,6 +11,8 @@ the answers secmap must give, computed here from the input alone; and a timer.
   complexity.py tids BASE.data OUT.data EXPECTED N
       N threads whose ids collided in the old tid hash, one COMM and one
       sample each
+  complexity.py no-rounds BASE.data OUT.data N
+      N user samples out of time order and no FINISHED_ROUND
   complexity.py sections OUT.rec QUERIES N
       a recording of one module load with N sections
   complexity.py reloads OUT.rec QUERIES N
@@ -155,6 +157,20 @@ def tids(base, out, expected, n):
     write_expected(expected, rows)
 
 
+def no_rounds(base, out, n):
+    """N user samples and no FINISHED_ROUND (the base file's own removed):
+    each block of 1000 in falling time, blocks in rising time."""
+    pd = fm.PerfData(base)
+    smp = Samples(pd)
+    t0 = start_time(pd)
+    n = int(n)
+    recs = bytearray(mmap_rec(pd, PID, 0x400000, 0x1000, b"/usr/bin/cx", t0))
+    for i in range(n):
+        block, k = divmod(i, 1000)
+        recs += smp.sample(PID, PID, 0x400010, t0 + US * (1000 * block + 999 - k + 1))
+    pd.rewrite(out, b"", bytes(recs), drop=(68,))
+
+
 def header():
     return struct.pack("<8sHHIQ40x", b"SECMAPv1", 1, 0, 64, 0) + fm.kernel_rec() + \
         fm.resync_rec(0, 0, 1)
@@ -285,6 +301,8 @@ def main():
     a = sys.argv[1:]
     if len(a) == 6 and a[0] == "user-maps":
         return user_maps(*a[1:])
+    if len(a) == 4 and a[0] == "no-rounds":
+        return no_rounds(*a[1:])
     if len(a) == 5 and a[0] in ("comms", "tids"):
         return {"comms": comms, "tids": tids}[a[0]](*a[1:])
     if len(a) == 4 and a[0] in ("sections", "reloads", "resyncs"):

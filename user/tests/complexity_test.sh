@@ -80,6 +80,22 @@ for c in "user-maps overlap" "user-maps spread" "comms" "tids"; do
 		"\"$bin\" script -i $tmp/$name$small.data -m $tmp/rec1" \
 		"\"$bin\" script -i $tmp/$name$((4 * small)).data -m $tmp/rec1"
 done
+# No FINISHED_ROUND: the samples held back for time order are bounded (the
+# older half handed out past 128 MiB), so memory stops growing with the file.
+for k in 1200000 2400000; do
+	cx no-rounds "$tmp/base.data" "$tmp/norounds$k.data" "$k"
+done
+check "script, no FINISHED_ROUND, 2.4M samples: all of them, in time order" sh -c '
+	"$1" script -i "$2" -m "$3" 2>/dev/null | awk "{ if (\$3 + 0 < t) bad++; t = \$3 + 0; n++ }
+		END { if (bad || n != 2400002) { print \"# \" n \" lines, \" bad + 0 \" out of order\"; exit 1 } }"' \
+	sh "$bin" "$tmp/norounds2400000.data" "$tmp/rec1"
+check "script, no FINISHED_ROUND: twice the samples, at most 1.3 times the memory" sh -c '
+	a=$(python3 "$4/complexity.py" cost "$1" script -i "$2" -m "$5") &&
+	b=$(python3 "$4/complexity.py" cost "$1" script -i "$3" -m "$5") &&
+	python3 -c "import sys; a, b = (float(x.split()[1]) for x in sys.argv[1:]);
+print(\"# %.0f -> %.0f MiB\" % (a / 1024, b / 1024)); sys.exit(b > 1.3 * a)" "$a" "$b"' \
+	sh "$bin" "$tmp/norounds1200000.data" "$tmp/norounds2400000.data" "$here" "$tmp/rec1"
+rm -f "$tmp"/norounds*
 # FORKs back and forth between two processes of many maps.
 for k in $((size / 100)) $((size / 25)); do
 	python3 "$here/fake_modules.py" forks "$tmp/base.data" "$tmp/forks$k.data" 1000 "$k"

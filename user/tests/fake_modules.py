@@ -228,18 +228,24 @@ class PerfData:
                     return bytearray(self.raw[pos:pos + size])
         raise SystemExit("no sample in the perf.data")
 
-    def rewrite(self, path, insert_after_kernel_map, appended):
-        """Write with one record after the [kernel.kallsyms] map and records appended to the data."""
+    def rewrite(self, path, insert_after_kernel_map, appended, drop=()):
+        """Write with one record after the [kernel.kallsyms] map and records appended to the data,
+        records of the types in @drop left out."""
         data = bytearray()
         placed = False
+        dropped = 0
         for pos, rtype, misc, size in self.records():
             chunk = self.raw[pos:pos + size]
+            if rtype in drop:
+                dropped += size
+                continue
             data += chunk
             if not placed and rtype in (1, 10) and b"[kernel.kallsyms]" in chunk:
                 data += insert_after_kernel_map
                 placed = True
         # the AUXTRACE payloads are not expected in these files
-        assert len(data) == self.data_size + (len(insert_after_kernel_map) if placed else 0), \
+        assert len(data) + dropped == self.data_size + \
+            (len(insert_after_kernel_map) if placed else 0), \
             "unexpected data layout"
         if not placed:
             raise SystemExit("no [kernel.kallsyms] map in the perf.data")
