@@ -213,7 +213,11 @@ check "record: secmap archive packs the recording's modules (exit 0 or 7: some n
 # A starved reader: stopped while modules come and go. A small receive
 # buffer (SO_RCVBUF is capped by rmem_max) makes sure it overruns: 8 KiB,
 # which these cycles (three events each, a NEW 1 KiB or more) overflow many
-# times over. The kernel's module_load/module_free trace says what happened.
+# times over. Two modules take turns (secmap_test_late and, without its
+# spin, secmap_test_burn); a third is loaded and unloaded last, entirely
+# inside the stop. The kernel's module_load/module_free trace says what
+# happened.
+STARVED="secmap_test_late secmap_test_burn secmap_test_stamp"
 trace=/sys/kernel/tracing
 starve() {	# starve NAME CYCLES: record while stopped through CYCLES load/unloads
 	local i=0 rmem pid ev m
@@ -231,7 +235,11 @@ starve() {	# starve NAME CYCLES: record while stopped through CYCLES load/unload
 	echo "$rmem" >/proc/sys/net/core/rmem_max
 	kill -STOP $pid
 	while [ $i -lt "$2" ]; do
-		insmod $mods/secmap_test_late.ko && rmmod secmap_test_late
+		if [ $((i % 2)) -eq 0 ]; then
+			insmod $mods/secmap_test_late.ko && rmmod secmap_test_late
+		else
+			insmod $mods/secmap_test_burn.ko burn_ms=0 && rmmod secmap_test_burn
+		fi
 		i=$((i + 1))
 	done
 	# One module loaded and gone entirely inside the stop, never seen by a snapshot.
@@ -245,7 +253,7 @@ starve() {	# starve NAME CYCLES: record while stopped through CYCLES load/unload
 	echo 0 >$trace/events/module/module_load/enable
 	echo 0 >$trace/events/module/module_free/enable
 	for ev in load free; do
-		for m in secmap_test_late secmap_test_stamp; do
+		for m in $STARVED; do
 			grep -c "module_$ev: $m\b" $trace/trace >"$tmp/$1.$ev.$m"
 		done
 	done
@@ -262,10 +270,15 @@ count_records() {
 		"$(grep -c "\"type\":\"unmap\".*\"module\":\"$2\",\"init_only\":false" "$1")"
 }
 
-# With the journal (secmap.ko's default journal_kb): every event comes back.
-starve journal 100
+# With the journal: every event comes back. 1000 cycles take some 2.5 MiB
+# of events (1 MiB, the default, holds about 600): the journal is made
+# large enough for them, as the documentation tells a user expecting bursts.
+kb=$(cat /sys/module/secmap/parameters/journal_kb)
+echo 8192 >/sys/module/secmap/parameters/journal_kb
+starve journal 1000
 jbytes=$(cat /sys/module/secmap/parameters/journal_bytes)
 jcap=$(($(cat /sys/module/secmap/parameters/journal_kb) * 1024))
+echo "$kb" >/sys/module/secmap/parameters/journal_kb
 check "record: the journal holds events within its cap (0 < $jbytes <= $jcap bytes)" \
 	[ "$jbytes" -gt 0 -a "$jbytes" -le "$jcap" ]
 check "record: the journal gave back lost events (replayed > 0)" \
@@ -273,7 +286,7 @@ check "record: the journal gave back lost events (replayed > 0)" \
 check "record: with the journal, no event lost (no lost resync, lost 0)" sh -c '
 	! grep -q "\"reason\":\"lost\"" "$1" && [ "$2" = 0 ]' sh "$out/journal.jsonl" \
 	"$(json_num "$out/journal.summary" lost)"
-for m in secmap_test_late secmap_test_stamp; do
+for m in $STARVED; do
 	set -- $(count_records "$out/journal.jsonl" $m)
 	loads=$(cat "$tmp/journal.load.$m") frees=$(cat "$tmp/journal.free.$m")
 	check "record: every load of $m recorded with its sections ($1 = $loads traced)" \
@@ -293,8 +306,11 @@ check "record: journal_kb=0 leaves the journal empty ($(cat /sys/module/secmap/p
 	[ "$(cat /sys/module/secmap/parameters/journal_bytes)" -eq 0 ]
 echo "$kb" >/sys/module/secmap/parameters/journal_kb
 check "record: lost events became a resync record" grep -q '"reason":"lost"' "$out/nojournal.jsonl"
-loads=$(($(cat "$tmp/nojournal.load.secmap_test_late") + $(cat "$tmp/nojournal.load.secmap_test_stamp")))
-frees=$(($(cat "$tmp/nojournal.free.secmap_test_late") + $(cat "$tmp/nojournal.free.secmap_test_stamp")))
+loads=0 frees=0
+for m in $STARVED; do
+	loads=$((loads + $(cat "$tmp/nojournal.load.$m")))
+	frees=$((frees + $(cat "$tmp/nojournal.free.$m")))
+done
 lost=$(json_num "$out/nojournal.summary" lost)
 events=$(json_num "$out/nojournal.summary" events)
 check "record: the resync says exactly how many were lost ($lost + $((events - 1)) delivered = $((2 * loads + frees)) traced)" \
