@@ -106,6 +106,7 @@ bench)
 		100 | 1000) /bench/bench "$n extra" 9 >&3 2>&3 ;;
 		esac
 	done
+	/bench/record_bench.sh 200 "$n extra modules" >&3 2>&3
 	# Where the time goes, by perf: 20 dumps of each kind, the top of
 	# each profile by object (kernel, libc, the dynamic loader, secmap)
 	# and by symbol.

@@ -535,6 +535,14 @@ static uint64_t cpu_us(int who)
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
+/* Peak resident memory in KiB, of this process or of its waited-for children. */
+static uint64_t max_rss_kb(int who)
+{
+	struct rusage ru;
+
+	return getrusage(who, &ru) ? 0 : (uint64_t)ru.ru_maxrss;
+}
+
 static void summary(const struct recorder *r, uint64_t bytes)
 {
 	uint64_t replayed = r->replayed + secmap_client_nr_replayed(r->client);
@@ -544,7 +552,7 @@ static void summary(const struct recorder *r, uint64_t bytes)
 	if (r->quiet && !json_output)
 		return;
 	if (json_output) {
-		/* CPU time: ours against COMMAND's (perf's), for make bench. */
+		/* CPU time and memory: ours against COMMAND's (perf's), for make bench. */
 		o = json_out_stream(stdout, pretty_output);
 		if (o) {
 			json_out_object_begin(o, NULL);
@@ -557,6 +565,8 @@ static void summary(const struct recorder *r, uint64_t bytes)
 			json_out_u64(o, "resyncs", r->nr_resyncs);
 			json_out_u64(o, "cpu_us", cpu_us(RUSAGE_SELF));
 			json_out_u64(o, "command_cpu_us", cpu_us(RUSAGE_CHILDREN));
+			json_out_u64(o, "max_rss_kb", max_rss_kb(RUSAGE_SELF));
+			json_out_u64(o, "command_max_rss_kb", max_rss_kb(RUSAGE_CHILDREN));
 			json_out_object_end(o);
 		}
 		json_out_finish(o);
