@@ -321,13 +321,24 @@ check "record: the lost resync's gap starts at the last event delivered, before 
 	{ split($2, t, ","); now = t[1] }
 	/"reason":"lost"/ {
 		match($0, /"gap_local_ns":[0-9]+/); gap = substr($0, RSTART + 15, RLENGTH - 15)
-		ok = gap > 0 && gap == last && gap < now; exit
+		ok = gap + 0 > 0 && gap == last && gap + 0 < now + 0; exit
 	}
 	/"type":"(map|unmap)"/ && now > 0 { last = now }
 	END { if (!ok) print "# gap " gap ", last event " last ", resync " now; exit !ok }' \
 	"$out/nojournal.jsonl"
 check "record: the resync's snapshot holds the module loaded during the loss" \
 	grep -q '"module":"secmap_test_late","section":".text".*"flags":"[a-z,]*snapshot' "$out/nojournal.jsonl"
+# Its address (sysfs) inside the gap: resolved, and flagged as a guess;
+# after the resync: not flagged.
+text=$(cat /sys/module/secmap_test_late/sections/.text)
+gap=$(sed -n 's/.*"reason":"lost".*"gap_local_ns":\([0-9]*\).*/\1/p' "$out/nojournal.jsonl" | head -1)
+at=$(sed -n 's/.*"time_local_ns":\([0-9]*\),.*"reason":"lost".*/\1/p' "$out/nojournal.jsonl" | head -1)
+check "resolve: secmap_test_late's .text inside the lost gap is flagged in_gap" sh -c '
+	secmap resolve -j -m "$1" "$2@$3" | grep -q "\"module\":\"secmap_test_late\".*\"in_gap\":true"' \
+	sh "$tmp/nojournal.data" "$text" "$(( (gap + at) / 2 ))"
+check "resolve: and after the resync, not" sh -c '
+	secmap resolve -j -m "$1" "$2@$3" | grep -q "\"module\":\"secmap_test_late\".*\"in_gap\":false"' \
+	sh "$tmp/nojournal.data" "$text" "$((at + 1000))"
 rmmod secmap_test_late
 
 tap_done

@@ -57,6 +57,20 @@ dumper_pid=$!
 reload_resyncs() { grep -c '"event":"resync","reason":"reload"' "$tmp/monitor.jsonl"; }
 
 start=$(cut -d' ' -f1 /proc/uptime)
+# rmmod secmap while the dumper runs: a netlink dump in progress holds a
+# reference on the module (netlink_dump_start), and busybox rmmod does not
+# wait (O_NONBLOCK): EAGAIN, which a slow VM on a busy host hit. Retried
+# for up to 30 s, as modprobe -r --wait would.
+unload_secmap() {
+	local n=0
+
+	until rmmod secmap 2>"$tmp/rmmod.err"; do
+		grep -q "temporarily unavailable" "$tmp/rmmod.err" && [ $n -lt 300 ] ||
+			{ cat "$tmp/rmmod.err" >&2; return 1; }
+		n=$((n + 1))
+		sleep 0.1
+	done
+}
 loads=0
 fails=0
 reloaded=0
@@ -77,7 +91,7 @@ while [ $i -le "$cycles" ]; do
 		fails=$((fails + 1))
 	fi
 	if [ $((i % (cycles / (reloads + 1)))) -eq 0 ] && [ $reloaded -lt $reloads ]; then
-		rmmod secmap && insmod $mods/secmap.ko || insmod_errors=$((insmod_errors + 1))
+		unload_secmap && insmod $mods/secmap.ko || insmod_errors=$((insmod_errors + 1))
 		reloaded=$((reloaded + 1))
 		# No load may fall between the reload and the monitor's new
 		# subscription, or it would be lost without a resync to say so.
