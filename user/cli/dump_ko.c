@@ -78,9 +78,7 @@ static const char *ko_strerror(int err)
 	}
 }
 
-/* What @ko says of each section of @mod, into @out. */
-static int dump_ko_fill(const struct secmap_module *mod, const struct secmap_ko *ko,
-			struct dump_ko *out)
+int dump_ko_fill(const struct secmap_module *mod, const struct secmap_ko *ko, struct dump_ko *out)
 {
 	size_t i, n = secmap_module_section_count(mod);
 

@@ -43,6 +43,10 @@ static inline const struct dump_ko_sec *dump_ko_section(const struct dump_ko *ko
 int dump_ko_check(const struct secmap_module *mod, const char *path,
 		  const struct secmap_ko *ko, bool force, char **msg);
 
+/* What @ko says of each section of @mod, into a malloc()ed @out->secs; 0 or -ENOMEM. */
+int dump_ko_fill(const struct secmap_module *mod, const struct secmap_ko *ko,
+		 struct dump_ko *out);
+
 /* The places @search looks at for @mod, ", "-separated and malloc()ed. */
 char *dump_ko_searched(const struct secmap_ko_search *search, const struct secmap_module *mod);
 

@@ -37,6 +37,7 @@
 #include "json_out.h"
 #include "json_read.h"
 #include "msg.h"
+#include "record_ko.h"
 #include "secmap_cli.h"
 
 /* lib/ko.c, hidden from the shared library; the static one has it. */
@@ -1824,6 +1825,210 @@ TEST_F(ko, cache_concurrent_writers)
 	secmap_snapshot_free(snap);
 	free(cache);
 	free(kos);
+}
+
+/*
+ * What secmap record (cli/record_ko.c) takes for @mod, its tables over @s
+ * with the cache that $XDG_CACHE_HOME names: true if it has a table and
+ * every section in it is as the .ko at @ko_path says (those the file lacks
+ * absent). *@cached: the table came from the cache; *@opened: .ko files
+ * opened.
+ */
+static bool record_same_as_ko(const struct secmap_module *mod, const struct secmap_ko_search *s,
+			      const char *ko_path, size_t *cached, size_t *opened)
+{
+	struct ko_tables *tables;
+	const struct ko_table *t;
+	struct secmap_ko *ko;
+	size_t i;
+	bool same;
+
+	*cached = *opened = 0;
+	if (ko_tables_new(s, &tables))
+		return false;
+	t = ko_tables_get(tables, mod);
+	/* Asked again: the table kept, nothing read again. */
+	same = t && ko_tables_get(tables, mod) == t && ko_tables_count(tables) == 1;
+	*cached = ko_tables_cached(tables);
+	*opened = ko_tables_opened(tables);
+	if (same && secmap_ko_open(ko_path, &ko))
+		same = false;
+	for (i = 0; same && i < secmap_module_section_count(mod); i++) {
+		const char *name = secmap_section_name(secmap_module_section(mod, i));
+		const struct secmap_ko_section *got = ko_table_section(t, name);
+		struct secmap_ko_section ref;
+
+		if (secmap_ko_section(ko, name, &ref))
+			same = !got;
+		else
+			same = got && got->size == ref.size && got->offset == ref.offset &&
+			       got->flags == ref.flags;
+	}
+	if (t)
+		secmap_ko_close(ko);
+	ko_tables_free(tables);
+	return same;
+}
+
+/* @path's bytes are @want's (@want_len of them). */
+static bool file_is(const char *path, const char *want, size_t want_len)
+{
+	uint8_t *now;
+	size_t len;
+	bool same;
+
+	if (read_whole(path, &now, &len))
+		return false;
+	same = len == want_len && !memcmp(now, want, len);
+	free(now);
+	return same;
+}
+
+/*
+ * secmap record and secmap dump share one .ko cache: what either reads
+ * from a .ko, the other takes from the cache without opening it; record
+ * writes the entry dump writes, byte for byte; entries that fail the
+ * cache's checks are not trusted but read again and rewritten.
+ */
+TEST_F(ko, record_shares_the_cache)
+{
+	static const char *const spoil[] = {
+		"truncate -s 40 %s",					/* truncated */
+		"printf 'not json' > %s",				/* corrupt */
+		"sed -i 's/\"version\":1/\"version\":2/' %s",		/* another version */
+		"sed -i 's/\"build_id\":\"[0-9a-f]/&0/' %s",		/* another build's */
+		"sed -i 's/\"\\.text\\.unlikely\"/\".other\"/' %s",	/* a section missing */
+		"sed -i 's/\"size\":[0-9]*/\"size\":-1/' %s",		/* a bad number */
+	};
+	struct secmap_ko_search s = { .release = "r", .modules_root = self->dir,
+				      .debug_root = "", .buildid_cache = "" };
+	char *xdg = path_in(self->dir, "xdg"), *cache = path_in(self->dir, "xdg/secmap/ko");
+	char *dump_cache = path_in(self->dir, "dump-cache"), *entry, *dump_entry, *ko_path;
+	const char *paths[2] = { path_in(self->dir, "named"), NULL };
+	struct secmap_snapshot *snap, *other_snap, *anon;
+	struct secmap_ko_search named = s;
+	struct resolve_out out = { 0 };
+	size_t cached, opened, good_len, i;
+	uint8_t other[20];
+	char *good;
+
+	ASSERT_EQ(0, run("mkdir -p %s/r/kernel && cp %s %s/r/kernel/ && "
+			 "echo kernel/fixture.ko.xz: > %s/r/modules.dep",
+			 self->dir, self->xz, self->dir, self->dir));
+	ko_path = path_in(self->dir, "r/kernel/fixture.ko.xz");
+	ASSERT_EQ(0, asprintf(&entry, "%s/%s.json", cache, self->id_hex) < 0);
+	ASSERT_EQ(0, asprintf(&dump_entry, "%s/%s.json", dump_cache, self->id_hex) < 0);
+	ASSERT_EQ(0, setenv("XDG_CACHE_HOME", xdg, 1));
+	snap = fake_snapshot("fixture", self->id, self->id_len, 0);
+	ASSERT_NE(NULL, snap);
+
+	/* Cold: the .ko read, and the entry dump would write, written. */
+	EXPECT_TRUE(record_same_as_ko(secmap_snapshot_module(snap, 0), &s, self->ko, &cached,
+				      &opened));
+	EXPECT_EQ(0, cached);
+	EXPECT_EQ(1, opened);
+	resolve_cached(snap, &s, dump_cache, &out);
+	ASSERT_EQ(SECMAP_EXIT_OK, out.ret);
+	resolve_free(&out, 1);
+	ASSERT_EQ(0, read_whole(dump_entry, (uint8_t **)&good, &good_len));
+	EXPECT_TRUE(file_is(entry, good, good_len)) TH_LOG("record's entry is not dump's");
+
+	/* Warm: the .ko is gone; record takes the cache, and so does dump. */
+	ASSERT_EQ(0, run("mv %s %s.away", ko_path, ko_path));
+	EXPECT_TRUE(record_same_as_ko(secmap_snapshot_module(snap, 0), &s, self->ko, &cached,
+				      &opened));
+	EXPECT_EQ(1, cached);
+	EXPECT_EQ(0, opened);
+	resolve_cached(snap, &s, cache, &out);
+	ASSERT_EQ(SECMAP_EXIT_OK, out.ret);
+	EXPECT_TRUE(same_as_ko(&out.kos[0], self->ko, ko_path, secmap_snapshot_module(snap, 0)));
+	resolve_free(&out, 1);
+
+	/* An entry dump wrote: record takes it as its own. */
+	ASSERT_EQ(0, run("rm -r %s && mkdir -p %s && cp %s %s/", cache, cache, dump_entry, cache));
+	EXPECT_TRUE(record_same_as_ko(secmap_snapshot_module(snap, 0), &s, self->ko, &cached,
+				      &opened));
+	EXPECT_EQ(1, cached);
+	EXPECT_EQ(0, opened);
+
+	/*
+	 * Entries that fail the cache's checks: never used (no .ko, no
+	 * table), and with the .ko back, read from it and written anew.
+	 */
+	for (i = 0; i < sizeof(spoil) / sizeof(spoil[0]); i++) {
+		ASSERT_EQ(0, run(spoil[i], entry));
+		EXPECT_FALSE(file_is(entry, good, good_len)) TH_LOG("spoiler %zu changed nothing", i);
+		EXPECT_FALSE(record_same_as_ko(secmap_snapshot_module(snap, 0), &s, self->ko,
+					       &cached, &opened)) TH_LOG("spoiled entry %zu used", i);
+		EXPECT_EQ(0, cached);
+		ASSERT_EQ(0, run("mv %s.away %s", ko_path, ko_path));
+		EXPECT_TRUE(record_same_as_ko(secmap_snapshot_module(snap, 0), &s, self->ko,
+					      &cached, &opened)) TH_LOG("spoiler %zu", i);
+		EXPECT_EQ(0, cached);
+		EXPECT_EQ(1, opened);
+		EXPECT_TRUE(file_is(entry, good, good_len)) TH_LOG("not rewritten after spoiler %zu", i);
+		ASSERT_EQ(0, run("mv %s %s.away", ko_path, ko_path));
+	}
+	ASSERT_EQ(0, run("mv %s.away %s", ko_path, ko_path));
+
+	/* --ko-path: the files named are read, not the cache, which they still fill. */
+	named.paths = paths;
+	ASSERT_EQ(0, run("mkdir %s && cp %s %s/", paths[0], self->gz, paths[0]));
+	EXPECT_TRUE(record_same_as_ko(secmap_snapshot_module(snap, 0), &named, self->ko, &cached,
+				      &opened));
+	EXPECT_EQ(0, cached);
+	EXPECT_EQ(1, opened);
+	ASSERT_EQ(0, unlink(entry));
+	EXPECT_TRUE(record_same_as_ko(secmap_snapshot_module(snap, 0), &named, self->ko, &cached,
+				      &opened));
+	EXPECT_EQ(0, access(entry, R_OK));
+
+	/* Another build in the kernel: the .ko not used, nothing cached under either id. */
+	memset(other, 0x5a, sizeof(other));
+	other_snap = fake_snapshot("fixture", other, sizeof(other), 0);
+	ASSERT_NE(NULL, other_snap);
+	ASSERT_EQ(0, run("rm -r %s", cache));
+	EXPECT_FALSE(record_same_as_ko(secmap_snapshot_module(other_snap, 0), &s, self->ko,
+				       &cached, &opened));
+	EXPECT_EQ(1, opened);
+	EXPECT_NE(0, run("test -e %s", cache));
+	/* A build-id's entry copied under another's name: not used. */
+	ASSERT_EQ(0, run("mkdir -p %s && cp %s %s/5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a.json",
+			 cache, dump_entry, cache));
+	ASSERT_EQ(0, run("mv %s %s.away", ko_path, ko_path));
+	EXPECT_FALSE(record_same_as_ko(secmap_snapshot_module(other_snap, 0), &s, self->ko,
+				       &cached, &opened));
+	EXPECT_EQ(0, cached);
+	ASSERT_EQ(0, run("mv %s.away %s", ko_path, ko_path));
+	secmap_snapshot_free(other_snap);
+
+	/* No build-id in the kernel: the .ko used, no key to cache it under. */
+	anon = fake_snapshot("fixture", NULL, 0, 0);
+	ASSERT_NE(NULL, anon);
+	ASSERT_EQ(0, run("rm -r %s", cache));
+	EXPECT_TRUE(record_same_as_ko(secmap_snapshot_module(anon, 0), &s, self->ko, &cached,
+				      &opened));
+	EXPECT_EQ(1, opened);
+	EXPECT_NE(0, run("test -e %s", cache));
+	secmap_snapshot_free(anon);
+
+	/* No $XDG_CACHE_HOME nor $HOME: no cache, the .ko read every time. */
+	ASSERT_EQ(0, unsetenv("XDG_CACHE_HOME"));
+	ASSERT_EQ(0, unsetenv("HOME"));
+	EXPECT_TRUE(record_same_as_ko(secmap_snapshot_module(snap, 0), &s, self->ko, &cached,
+				      &opened));
+	EXPECT_EQ(1, opened);
+	EXPECT_NE(0, run("test -e %s", cache));
+
+	secmap_snapshot_free(snap);
+	free((char *)paths[0]);
+	free(good);
+	free(ko_path);
+	free(dump_entry);
+	free(entry);
+	free(dump_cache);
+	free(cache);
+	free(xdg);
 }
 
 TEST_F(ko, cli_searched_list)
