@@ -182,8 +182,37 @@ static const char *perf_data_problem(const char *path, int err, char *msg, size_
 	return what;
 }
 
-/* The whole of @path: a secmap.data, or the recording inside a perf.data. */
-static int read_recording(const char *path, void **buf, size_t *len, bool *from_perf)
+/*
+ * Check the secmap.data at @path as libsecmap's reader reads it: mapped, so
+ * that only the pages up to its first bad record are read. A file of junk
+ * after a valid header costs nothing then, where reading it whole first
+ * took its size in memory and seconds.
+ */
+static int validate_file(const char *path)
+{
+	struct secmap_reader *r;
+	struct secmap_record rec;
+	int err;
+
+	err = secmap_reader_open(path, &r);
+	if (err)
+		return err;
+	while ((err = secmap_reader_next(r, &rec)) > 0)
+		;
+	secmap_reader_free(r);
+	return err;
+}
+
+/*
+ * The whole of @path: a secmap.data, or the recording inside a perf.data.
+ * Its size is checked first: one over SECMAP_RECORDING_MAX is -EFBIG
+ * before a byte of it is read (a perf.data may be of any size, only the
+ * recording in it is bounded); then a secmap.data is checked where it
+ * lies, and read only if it is whole (the copy is checked again: the file
+ * may change meanwhile). *@checked: what the check found, if it failed.
+ */
+static int read_recording(const char *path, void **buf, size_t *len, bool *from_perf,
+			  int *checked)
 {
 	char magic[8] = "";
 	struct stat st;
@@ -210,6 +239,13 @@ static int read_recording(const char *path, void **buf, size_t *len, bool *from_
 		err = secmap_perf_read_recording(path, buf, len);
 		goto out;
 	}
+	if ((uint64_t)st.st_size > SECMAP_RECORDING_MAX) {
+		err = -EFBIG;
+		goto out;
+	}
+	*checked = validate_file(path);
+	if (*checked)
+		goto out;
 	b = malloc(st.st_size ? (size_t)st.st_size : 1);
 	if (!b) {
 		err = -ENOMEM;
@@ -246,6 +282,7 @@ static bool is_format_error(int err)
 	case ENODATA:
 	case ESTALE:
 	case ENOLINK:
+	case EFBIG:
 		return true;
 	default:
 		return false;
@@ -258,21 +295,22 @@ static int load_recording(const char *map_path, void **buf, size_t *len)
 	char msg[160];
 	const char *what;
 	bool from_perf;
-	int err;
+	int err, checked = 0;
 
-	err = read_recording(map_path, buf, len, &from_perf);
+	err = read_recording(map_path, buf, len, &from_perf, &checked);
 	if (from_perf && err) {
-		what = err == -ENODATA || err == -ESTALE || err == -ENOLINK ?
+		what = err == -ENODATA || err == -ESTALE || err == -ENOLINK || err == -EFBIG ?
 			recording_strerror(err) : perf_data_problem(map_path, err, msg, sizeof(msg));
 		p_err("%s: %s", map_path, what ?: strerror(-err));
 		return is_format_error(err) ? SECMAP_EXIT_BAD_INPUT : SECMAP_EXIT_FAILURE;
 	}
 	if (err) {
-		p_err("%s: %s", map_path, err == -EINVAL ? "not a regular file" : strerror(-err));
-		return err == -EISDIR || err == -EINVAL ? SECMAP_EXIT_BAD_INPUT :
-							  SECMAP_EXIT_FAILURE;
+		p_err("%s: %s", map_path, err == -EINVAL ? "not a regular file" :
+					  err == -EFBIG ? recording_strerror(err) : strerror(-err));
+		return err == -EISDIR || err == -EINVAL || err == -EFBIG ? SECMAP_EXIT_BAD_INPUT :
+									   SECMAP_EXIT_FAILURE;
 	}
-	err = secmap_data_validate(*buf, *len);
+	err = checked ?: secmap_data_validate(*buf, *len);
 	if (!err)
 		return SECMAP_EXIT_OK;
 	switch (-err) {
@@ -284,6 +322,9 @@ static int load_recording(const char *map_path, void **buf, size_t *len)
 		break;
 	case EBADMSG:
 		what = "truncated or corrupt recording";
+		break;
+	case EFBIG:	/* grown meanwhile */
+		what = recording_strerror(err);
 		break;
 	default:
 		what = strerror(-err);

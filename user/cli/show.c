@@ -209,6 +209,8 @@ const char *recording_strerror(int err)
 		return "feature section 255 holds data that is not a secmap recording";
 	case EBADMSG:
 		return "truncated or corrupt";
+	case EFBIG:
+		return "larger than secmap reads (a recording is 1 GiB at most)";
 	default:
 		return strerror(-err);
 	}
@@ -225,6 +227,7 @@ int recording_exit_code(int err)
 	case ENOLINK:
 	case EEXIST:
 	case EBADMSG:
+	case EFBIG:
 		return SECMAP_EXIT_BAD_INPUT;
 	case EPERM:
 	case EACCES:

@@ -364,11 +364,16 @@ uint64_t secmap_writer_bytes(const struct secmap_writer *writer);
  * header that is truncated or corrupt. secmap_reader_next(): 1 and *@rec,
  * 0 at the end, or -EBADMSG at the first corrupt or truncated record
  * (records before it stay valid). Records of types this library does not
- * know are skipped.
+ * know are skipped. -EFBIG: a recording over SECMAP_RECORDING_MAX bytes
+ * (the reader, secmap_data_validate() and secmap_perf_read_recording()
+ * refuse one before reading it); a perf.data holding a recording may be of
+ * any size.
  */
+/* The largest recording read: secmap writes about 10^7 sections' worth in that. */
+#define SECMAP_RECORDING_MAX ((size_t)1 << 30)
 struct secmap_reader;
 int secmap_reader_open(const char *path, struct secmap_reader **reader);
-/* Over a copy of @len bytes at @buf holding a secmap.data file. */
+/* Over a copy of @len bytes at @buf holding a secmap.data file (-EFBIG past the most). */
 int secmap_reader_from_buffer(const void *buf, size_t len, struct secmap_reader **reader);
 void secmap_reader_free(struct secmap_reader *reader);
 int secmap_reader_next(struct secmap_reader *reader, struct secmap_record *rec);
@@ -378,7 +383,7 @@ uint16_t secmap_reader_minor(const struct secmap_reader *reader);
 uint64_t secmap_reader_offset(const struct secmap_reader *reader);
 /* Records skipped because their type is unknown. */
 uint64_t secmap_reader_skipped(const struct secmap_reader *reader);
-/* Check a whole recording in memory: 0, or what open or next would return. */
+/* Check a whole recording in memory, in place: 0, or what open or next would return. */
 int secmap_data_validate(const void *buf, size_t len);
 
 /*
@@ -527,7 +532,8 @@ void secmap_kernel_info_release(struct secmap_kernel_info *info);
  * -ENOTSUP: pipe mode, or the other byte order; -EBADMSG: truncated or
  * corrupt header, data or feature table; -EEXIST: feature section 255
  * holds something that is not a secmap recording; -ESTALE: a trailer whose
- * perf.data was changed since (its file can no longer be restored).
+ * perf.data was changed since (its file can no longer be restored);
+ * -EFBIG: @len over SECMAP_RECORDING_MAX (no reader would take it back).
  */
 int secmap_perf_inject(const char *in_path, const char *out_path, const void *data, size_t len);
 
@@ -628,7 +634,8 @@ int secmap_perf_strip(const char *in_path, const char *out_path);
  * after secmap inject (another tool rewrote the file and kept its end);
  * -ENOLINK: none, but the data section holds secmap's module maps: a tool
  * rewrote the file after secmap inject and dropped the recording (perf
- * inject does); -EBADMSG: a trailer or recording out of bounds.
+ * inject does); -EBADMSG: a trailer or recording out of bounds; -EFBIG: a
+ * recording over SECMAP_RECORDING_MAX bytes (refused before it is read).
  */
 int secmap_perf_read_recording(const char *path, void **data, size_t *len);
 

@@ -228,7 +228,8 @@ SECMAP_EXPORT int secmap_perf_read_recording(const char *path, void **data, size
 	if (fd < 0)
 		return libsecmap_err(-errno);
 	err = libsecmap_perf_recording_range(fd, &off, &size);
-	if (!err && size > SIZE_MAX)
+	/* Bounded before it is read: the trailer may say anything up to the file's size. */
+	if (!err && size > SECMAP_RECORDING_MAX)
 		err = -EFBIG;
 	if (!err) {
 		buf = malloc(size ? (size_t)size : 1);
@@ -559,6 +560,9 @@ SECMAP_EXPORT int secmap_perf_inject_ext(const char *in_path, const char *out_pa
 	    memcmp(data, SECMAP_FILE_MAGIC, sizeof(SECMAP_FILE_MAGIC) - 1) ||
 	    (opts && opts->sz < sizeof(size_t)) || (stats && stats->sz < sizeof(size_t)))
 		return libsecmap_err(-EINVAL);
+	/* A recording no reader would take back is not written. */
+	if (len > SECMAP_RECORDING_MAX)
+		return libsecmap_err(-EFBIG);
 	if (opts && opts->sz > offsetof(struct secmap_perf_inject_opts, maps))
 		maps = opts->maps;
 	if (stats) {

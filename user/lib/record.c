@@ -400,8 +400,12 @@ SECMAP_EXPORT uint64_t secmap_writer_bytes(const struct secmap_writer *writer)
 
 /* --- reader ---------------------------------------------------------------- */
 
-/* A recording larger than this is not one secmap wrote (about 10^7 sections). */
-#define READER_MAX_FILE ((size_t)1 << 30)
+/*
+ * A recording larger than this is not one secmap wrote (about 10^7
+ * sections): refused before a byte of it is read. The perf.data a
+ * recording is embedded in may be of any size.
+ */
+#define READER_MAX_FILE SECMAP_RECORDING_MAX
 
 struct secmap_reader {
 	const uint8_t *buf;	/* the recording: in @map, or in @owned */
@@ -725,6 +729,8 @@ SECMAP_EXPORT int secmap_reader_from_buffer(const void *buf, size_t len,
 	if (!reader || (!buf && len))
 		return libsecmap_err(-EINVAL);
 	*reader = NULL;
+	if (len > READER_MAX_FILE)
+		return libsecmap_err(-EFBIG);
 	/* Never zero bytes: malloc(0) may return NULL. */
 	copy = malloc(len ? len : 1);
 	if (!copy)
@@ -739,60 +745,78 @@ SECMAP_EXPORT int secmap_reader_from_buffer(const void *buf, size_t len,
 	return err ? libsecmap_err(err) : 0;
 }
 
-/* A regular file mapped whole, opened without blocking on a FIFO or device. */
-static int map_file(const char *path, void **map, size_t *len)
-{
-	struct stat st;
-	int fd, err = 0;
-
-	*map = NULL;
-	*len = 0;
-	fd = libsecmap_open_regular_stat(path, &st);
-	if (fd < 0)
-		return fd;
-	if ((uint64_t)st.st_size > READER_MAX_FILE) {
-		err = -EFBIG;
-		goto out;
-	}
-	if (!st.st_size)
-		goto out;	/* nothing to map: refused as too short */
-	*map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (*map == MAP_FAILED) {
-		*map = NULL;
-		err = -errno;
-		goto out;
-	}
-	madvise(*map, (size_t)st.st_size, MADV_SEQUENTIAL);
-	*len = (size_t)st.st_size;
-out:
-	close(fd);
-	return err;
-}
-
 static bool is_perf_data(const uint8_t *buf, size_t len)
 {
 	return len >= 8 && (!memcmp(buf, "PERFILE2", 8) || !memcmp(buf, "2ELIFREP", 8));
 }
 
-/* Where the recording lies in the perf.data at @path, mapped at @map. */
-static int find_recording(const char *path, size_t map_len, uint64_t *off, uint64_t *size)
+/*
+ * The recording in the regular file @fd (@file_size bytes): where it lies,
+ * the whole file for a secmap.data, the range its trailer names for a
+ * perf.data. Only its size is bounded, not the perf.data's.
+ */
+static int recording_range(int fd, uint64_t file_size, uint64_t *off, uint64_t *size)
 {
+	uint8_t magic[8];
+	int err;
+
+	*off = 0;
+	*size = file_size;
+	if (file_size < sizeof(magic))
+		return 0;	/* refused as too short */
+	err = libsecmap_pread_all(fd, magic, sizeof(magic), 0);
+	if (err)
+		return err;
+	if (is_perf_data(magic, sizeof(magic))) {
+		err = libsecmap_perf_recording_range(fd, off, size);
+		if (err)
+			return err;
+		if (*off > file_size || *size > file_size - *off)
+			return -EBADMSG;
+	}
+	return *size > READER_MAX_FILE ? -EFBIG : 0;
+}
+
+/*
+ * The recording in @path (see recording_range()) mapped, opened without
+ * blocking on a FIFO or device: *@buf in *@map, from a page boundary.
+ */
+static int map_recording(const char *path, void **map, size_t *map_len, const uint8_t **buf,
+			 size_t *len)
+{
+	uint64_t off, size, map_off, page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct stat st;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	*map = NULL;
+	*map_len = 0;
+	*buf = (const uint8_t *)"";
+	*len = 0;
+	fd = libsecmap_open_regular_stat(path, &st);
 	if (fd < 0)
-		return -errno;
-	err = libsecmap_perf_recording_range(fd, off, size);
+		return fd;
+	err = recording_range(fd, (uint64_t)st.st_size, &off, &size);
+	if (err || !size)
+		goto out;	/* nothing to map: refused as too short */
+	map_off = off - off % page;	/* mmap() wants a multiple of the page size */
+	*map_len = (size_t)(off - map_off + size);
+	*map = mmap(NULL, *map_len, PROT_READ, MAP_PRIVATE, fd, (off_t)map_off);
+	if (*map == MAP_FAILED) {
+		*map = NULL;
+		*map_len = 0;
+		err = -errno;
+		goto out;
+	}
+	madvise(*map, *map_len, MADV_SEQUENTIAL);
+	*buf = (const uint8_t *)*map + (off - map_off);
+	*len = (size_t)size;
+out:
 	close(fd);
-	/* The file may have changed between the two opens. */
-	if (!err && (*off > map_len || *size > map_len - *off))
-		err = -EBADMSG;
 	return err;
 }
 
 SECMAP_EXPORT int secmap_reader_open(const char *path, struct secmap_reader **reader)
 {
-	uint64_t off = 0, size;
 	const uint8_t *buf;
 	size_t map_len, len;
 	void *map;
@@ -801,29 +825,17 @@ SECMAP_EXPORT int secmap_reader_open(const char *path, struct secmap_reader **re
 	if (!path || !reader)
 		return libsecmap_err(-EINVAL);
 	*reader = NULL;
-	err = map_file(path, &map, &map_len);
-	if (err)
+	err = map_recording(path, &map, &map_len, &buf, &len);
+	if (!err)
+		err = reader_new(buf, len, reader);
+	if (err) {
+		if (map)
+			munmap(map, map_len);
 		return libsecmap_err(err);
-	buf = map ? map : (const uint8_t *)"";
-	len = map_len;
-	if (is_perf_data(buf, len)) {
-		err = find_recording(path, map_len, &off, &size);
-		if (err)
-			goto fail;
-		buf += off;
-		len = (size_t)size;
 	}
-	err = reader_new(buf, len, reader);
-	if (err)
-		goto fail;
 	(*reader)->map = map;
 	(*reader)->map_len = map_len;
-	(*reader)->released = (size_t)off & ~(size_t)4095;
 	return 0;
-fail:
-	if (map)
-		munmap(map, map_len);
-	return libsecmap_err(err);
 }
 
 SECMAP_EXPORT void secmap_reader_free(struct secmap_reader *reader)
@@ -862,9 +874,14 @@ SECMAP_EXPORT int secmap_data_validate(const void *buf, size_t len)
 	struct secmap_record rec;
 	int ret;
 
-	ret = secmap_reader_from_buffer(buf, len, &r);
+	if (!buf && len)
+		return libsecmap_err(-EINVAL);
+	if (len > READER_MAX_FILE)
+		return libsecmap_err(-EFBIG);
+	/* In place, not over a copy: the reader only reads, and @buf outlives it. */
+	ret = reader_new(buf ? buf : (const void *)"", len, &r);
 	if (ret)
-		return ret;
+		return libsecmap_err(ret);
 	while ((ret = secmap_reader_next(r, &rec)) > 0)
 		;
 	secmap_reader_free(r);

@@ -116,6 +116,50 @@ open(sys.argv[1], "wb").write(b"".join([
     fm.finished_rec(2000)]))' "$tmp/bid255.data" "$(dirname "$0")"
 check "resolve: a 255-byte build-id is a corrupt recording, exit 8" \
 	fails 8 "truncated or corrupt" resolve -m "$tmp/bid255.data" 0xffffffffc0000010
+# Recordings too large, refused before they are read, in little memory:
+# 2 GiB (a valid header, then holes) took inject 4.2 GB and 52 s, show
+# said "File too large" with exit 1; 1 GiB, just within the limit, junk
+# after its header, was read whole (1 GB) before the check failed.
+# small LIMIT_KB STATUS PATTERN ARGS...: as fails, with one line on stderr,
+# and secmap's peak resident memory under LIMIT_KB.
+small() {
+	local limit=$1 want=$2 pattern=$3 st kb
+
+	shift 3
+	read -r st kb < <(python3 - "$tmp/err" timeout 60 "$bin" "$@" <<'EOF'
+import resource, subprocess, sys
+with open(sys.argv[1], "wb") as err:
+    st = subprocess.run(sys.argv[2:], stdin=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL, stderr=err).returncode
+print(st, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+EOF
+)
+	if [ "$st" = "$want" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+		grep -qE -- "$pattern" "$tmp/err" && [ "${kb:-0}" -lt "$limit" ]; then
+		return 0
+	fi
+	echo "# secmap $*: exit $st (expected $want), peak RSS ${kb:-?} KiB (at most $limit)," \
+		"stderr: $(head -c 300 "$tmp/err")"
+	return 1
+}
+python3 -c '
+import struct, sys
+for path in sys.argv[1:]:
+    open(path, "wb").write(struct.pack("<8sHHIQ40x", b"SECMAPv1", 1, 0, 64, 0) + b"\xff" * 64)
+' "$tmp/big.data" "$tmp/limit.data"
+truncate -s 2G "$tmp/big.data"
+truncate -s 1G "$tmp/limit.data"
+check "inject -m a 2 GiB recording: refused unread, exit 8" \
+	small 200000 8 "big.data: larger than secmap reads \(a recording is 1 GiB at most\)" \
+	inject -i "$tmp/in.data" -m "$tmp/big.data" -o "$tmp/out.data"
+check "show -i a 2 GiB recording: refused unread, exit 8" \
+	small 200000 8 "larger than secmap reads" show -i "$tmp/big.data"
+check "resolve -m a 2 GiB recording: refused unread, exit 8" \
+	small 200000 8 "larger than secmap reads" resolve -m "$tmp/big.data" 0x1
+check "inject -m 1 GiB of junk after a header: corrupt, exit 8, not read whole" \
+	small 200000 8 "limit.data: truncated or corrupt recording" \
+	inject -i "$tmp/in.data" -m "$tmp/limit.data" -o "$tmp/out.data"
+rm -f "$tmp/big.data" "$tmp/limit.data"
 # 2000 loads of 500 module builds, half without a build-id: each build
 # packed once (none has a .ko here: exit 7), no undefined behaviour (the
 # sanitizer lane), the same answer whatever the order.

@@ -956,4 +956,157 @@ TEST_F(inject, changed_bytes)
 	free(in.p);
 }
 
+/* Peak resident memory of this process so far, in KiB. */
+static long max_rss_kb(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_maxrss;
+}
+
+/* Feed @len zero bytes to @st. */
+static void hash_zeros(XXH3_state_t *st, uint64_t len)
+{
+	static const uint8_t zeros[1 << 16];
+
+	for (; len > sizeof(zeros); len -= sizeof(zeros))
+		XXH3_128bits_update(st, zeros, sizeof(zeros));
+	XXH3_128bits_update(st, zeros, (size_t)len);
+}
+
+/*
+ * Write @path as secmap inject would, without writing its zeros (holes):
+ * @perf, @gap zero bytes that are still perf's part, @rec at the start of
+ * a recording of @rec_size bytes (zeros after it), and the trailer, whose
+ * hash is computed over the zeros as they read. 0 or -1.
+ */
+static int put_embedded(const char *path, const struct bytes *perf, uint64_t gap,
+			const struct bytes *rec, uint64_t rec_size)
+{
+	uint64_t perf_size = perf->len + gap, rec_at = align8(perf_size);
+	uint64_t t_at = align8(rec_at + rec_size);
+	XXH3_state_t *st = XXH3_createState();
+	uint8_t t[TRAILER_LEN] = { 0 };
+	XXH128_hash_t h;
+	int fd, ret = -1;
+
+	if (!st || rec->len > rec_size)
+		goto out;
+	set64(t, perf_size);
+	set64(t + 8, rec_at);
+	set64(t + 16, rec_size);
+	XXH3_128bits_reset(st);
+	XXH3_128bits_update(st, perf->p, perf->len);
+	hash_zeros(st, rec_at - perf->len);
+	XXH3_128bits_update(st, rec->p, rec->len);
+	hash_zeros(st, t_at - rec_at - rec->len);
+	XXH3_128bits_update(st, t, 40);
+	h = XXH3_128bits_digest(st);
+	set64(t + 40, h.low64);
+	set64(t + 48, h.high64);
+	t[56] = 1;			/* major 1, minor 0 */
+	t[60] = TRAILER_LEN;
+	memcpy(t + 64, SECMAP_PERF_TRAILER_MAGIC, 8);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto out;
+	if (pwrite(fd, perf->p, perf->len, 0) == (ssize_t)perf->len &&
+	    pwrite(fd, rec->p, rec->len, (off_t)rec_at) == (ssize_t)rec->len &&
+	    pwrite(fd, t, sizeof(t), (off_t)t_at) == (ssize_t)sizeof(t))
+		ret = 0;
+	close(fd);
+out:
+	XXH3_freeState(st);
+	return ret;
+}
+
+/*
+ * A trailer that names a recording over SECMAP_RECORDING_MAX, its hash
+ * right: refused before it is read, where a 2 GiB one took 2 GiB of
+ * memory before the reader refused it. The file can still be injected
+ * into: its recording is replaced, never read.
+ */
+TEST_F(inject, oversize_recording_refused)
+{
+	struct bytes in = make_perf(std_feats, NR_STD_FEATS, false), out;
+	struct secmap_reader *r = NULL;
+	void *data = NULL;
+	size_t len = 0;
+	long rss;
+
+	ASSERT_EQ(0, put_embedded(self->in, &in, 0, &self->rec, SECMAP_RECORDING_MAX + 8));
+	rss = max_rss_kb();
+	EXPECT_EQ(-EFBIG, secmap_perf_read_recording(self->in, &data, &len));
+	EXPECT_EQ(NULL, data);
+	EXPECT_EQ(-EFBIG, secmap_reader_open(self->in, &r));
+	EXPECT_EQ(NULL, r);
+	EXPECT_GT(rss + 64 * 1024, max_rss_kb()) TH_LOG("peak RSS %ld KiB, was %ld", max_rss_kb(), rss);
+	/* Inject again: perf's file back, the new recording after it. */
+	ASSERT_EQ(0, secmap_perf_inject(self->in, self->out, self->rec.p, self->rec.len));
+	out = get_file(self->out);
+	check_injected(_metadata, &in, &out, &self->rec);
+	EXPECT_GT(rss + 64 * 1024, max_rss_kb());
+	free(out.p);
+	free(in.p);
+}
+
+/*
+ * A perf.data over SECMAP_RECORDING_MAX with a small recording (perf.data
+ * files run to gigabytes): read, the recording alone mapped, not refused
+ * for the file's size.
+ */
+TEST_F(inject, perf_data_over_recording_max)
+{
+	struct bytes in = make_perf(std_feats, NR_STD_FEATS, false);
+	struct secmap_reader *r = NULL;
+	struct secmap_record rec;
+	void *data = NULL;
+	size_t len = 0;
+	long rss;
+
+	/* The recording off a page boundary: mapped from the page it starts in. */
+	ASSERT_EQ(0, put_embedded(self->in, &in, SECMAP_RECORDING_MAX + 4096 + 3, &self->rec,
+				  self->rec.len));
+	rss = max_rss_kb();
+	ASSERT_EQ(0, secmap_perf_read_recording(self->in, &data, &len));
+	ASSERT_EQ(self->rec.len, len);
+	EXPECT_EQ(0, memcmp(data, self->rec.p, len));
+	free(data);
+	ASSERT_EQ(0, secmap_reader_open(self->in, &r));
+	EXPECT_EQ(0, secmap_reader_next(r, &rec));	/* its one record is of a type skipped */
+	EXPECT_EQ(1, secmap_reader_skipped(r));
+	secmap_reader_free(r);
+	EXPECT_GT(rss + 64 * 1024, max_rss_kb());
+	free(in.p);
+}
+
+/* A buffer over SECMAP_RECORDING_MAX: refused untouched, nothing copied or written. */
+TEST_F(inject, oversize_buffer_refused)
+{
+	struct bytes in = make_perf(std_feats, NR_STD_FEATS, false);
+	size_t big = SECMAP_RECORDING_MAX + 8;
+	struct secmap_reader *r = NULL;
+	uint8_t *p;
+	long rss;
+
+	/* Pages never touched cost nothing; a copy of them would. */
+	p = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		 -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	memcpy(p, self->rec.p, self->rec.len);
+	ASSERT_EQ(0, put_file(self->in, &in));
+	rss = max_rss_kb();
+	EXPECT_EQ(-EFBIG, secmap_data_validate(p, big));
+	EXPECT_EQ(-EFBIG, secmap_reader_from_buffer(p, big, &r));
+	EXPECT_EQ(NULL, r);
+	EXPECT_EQ(-EFBIG, secmap_perf_inject(self->in, self->out, p, big));
+	EXPECT_EQ(1, count_entries(self->dir));
+	EXPECT_GT(rss + 64 * 1024, max_rss_kb());
+	/* In place: a valid recording checks without a copy of it. */
+	EXPECT_EQ(0, secmap_data_validate(self->rec.p, self->rec.len));
+	EXPECT_EQ(-EINVAL, secmap_data_validate(NULL, 0));
+	munmap(p, big);
+	free(in.p);
+}
+
 TEST_HARNESS_MAIN
