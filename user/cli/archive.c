@@ -69,7 +69,7 @@ struct archive_job {
 	uint8_t kernel_id[64];
 	size_t kernel_id_len;
 	char *kallsyms;		/* the KALLSYMS pieces joined */
-	size_t kallsyms_len;
+	size_t kallsyms_len, kallsyms_cap;
 };
 
 /* @w against the build @name, @id: by name, then build-id. */
@@ -164,12 +164,21 @@ static int read_recording(const char *path, struct archive_job *job)
 			}
 			break;
 		case SECMAP_REC_KALLSYMS:
-			p = realloc(job->kallsyms, job->kallsyms_len + rec.text_len);
-			if (!p) {
-				ret = -ENOMEM;
-				goto out;
+			/* Doubling: a recording of many small pieces copies little. */
+			if (job->kallsyms_len + rec.text_len > job->kallsyms_cap) {
+				size_t cap = job->kallsyms_cap ? job->kallsyms_cap : 1 << 16;
+
+				while (cap < job->kallsyms_len + rec.text_len)
+					cap *= 2;
+				p = realloc(job->kallsyms, cap);
+				if (!p) {
+					ret = -ENOMEM;
+					goto out;
+				}
+				job->kallsyms = p;
+				job->kallsyms_cap = cap;
 			}
-			job->kallsyms = p;
+			p = job->kallsyms;
 			memcpy(p + job->kallsyms_len, rec.text, rec.text_len);
 			job->kallsyms_len += rec.text_len;
 			break;

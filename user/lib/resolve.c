@@ -145,7 +145,7 @@ struct secmap_resolver {
 	bool have_ref_addr;
 
 	struct rs_build *builds;
-	size_t nr_builds;
+	size_t nr_builds, cap_builds;
 	uint32_t *builds_hash;	/* by name and build-id: indices into builds + 1 */
 	size_t builds_hash_size;
 	/* What the builds' .ko files decompressed to, kept or not: up to LIBSECMAP_KO_BUDGET. */
@@ -354,7 +354,7 @@ static int find_build(struct secmap_resolver *res, const struct secmap_record *r
 		if (err)
 			return err;
 	}
-	b = realloc(res->builds, (res->nr_builds + 1) * sizeof(*b));
+	b = libsecmap_grow(res->builds, &res->cap_builds, res->nr_builds, sizeof(*b), 16);
 	if (!b)
 		return -ENOMEM;
 	res->builds = b;
