@@ -240,12 +240,18 @@ int resolver_open(const struct resolver_args *args, struct secmap_resolver **res
 	return resolver_warn_modules(args, *res, "its samples resolve to section+offset only");
 }
 
+/*
+ * Modules warned about one by one; past that, a count: a recording of 40k
+ * module builds without their .ko printed 40k lines before any output.
+ */
+#define WARN_MODULES_MAX	20
+
 int resolver_warn_modules(const struct resolver_args *args, const struct secmap_resolver *res,
 			  const char *consequence)
 {
 	struct secmap_resolver_module mod;
 	int ret = SECMAP_EXIT_OK;
-	size_t i;
+	size_t i, warned = 0, more = 0;
 
 	for (i = 0; i < secmap_resolver_nr_modules(res); i++) {
 		char *bid;
@@ -263,6 +269,8 @@ int resolver_warn_modules(const struct resolver_args *args, const struct secmap_
 				"recorded %s; --force uses it anyway\n", json_output ? "Warning" :
 				"Error", text_safe(mod.name), bid ? bid : "(none)");
 			ret = SECMAP_EXIT_KO_MISMATCH;
+		} else if (!args->quiet && warned++ >= WARN_MODULES_MAX) {
+			more++;
 		} else if (!args->quiet) {
 			fprintf(stderr, "Warning: %s (build-id %s): %s; %s\n", text_safe(mod.name),
 				bid ? bid : "none", mod.err == -ENOENT ? "no .ko found (--ko-path, "
@@ -272,6 +280,9 @@ int resolver_warn_modules(const struct resolver_args *args, const struct secmap_
 		}
 		free(bid);
 	}
+	if (more)
+		fprintf(stderr, "Warning: %zu more modules without symbols, likewise (-q: no "
+			"warnings)\n", more);
 	return ret;
 }
 

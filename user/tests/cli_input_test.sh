@@ -168,6 +168,11 @@ check "archive of 2000 loads of 500 builds, half without build-id: 500, exit 7" 
 	"$1" archive -j -m "$2/many.data" -o "$2/many.tar.xz" >"$2/many.json" 2>/dev/null
 	st=$?; [ $st -eq 7 ] && grep -q "\"modules\":500," "$2/many.json" ||
 		{ echo "# exit $st: $(cat "$2/many.json")"; exit 1; }' sh "$bin" "$tmp"
+check "resolve over 500 builds without a .ko: 20 warnings, then one line for the 480 others" sh -c '
+	"$1" resolve -m "$2/many.data" 0x10 2>"$2/many.err" >/dev/null
+	[ "$(grep -c "no .ko found" "$2/many.err")" -eq 20 ] &&
+		grep -q "^Warning: 480 more modules without symbols" "$2/many.err" ||
+		{ echo "# $(wc -l <"$2/many.err") lines: $(tail -1 "$2/many.err")"; exit 1; }' sh "$bin" "$tmp"
 # FORK records back and forth between two pids (40, after 100 maps): each
 # copied the other's maps again, doubling like Fibonacci (30 took 45 s and
 # 12.6 GB). Now each map is inherited once.
