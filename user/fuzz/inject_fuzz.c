@@ -28,7 +28,6 @@
  *   make -C user fuzz [FUZZ_SECONDS=N]
  */
 #include <errno.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,32 +35,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "secmap_cli.h"
 
 static struct secmap_perf_maps *maps;
-static char dir[256], rec_path[300];
+static char rec_path[300];
 static char in_path[300], orig_path[300], out1[300], out2[300], out3[300], back_path[300];
 static char cli_out[300];
 static uint8_t *rec, *rec2;
 static size_t rec_len, rec2_len;
-
-/* The whole of @path, or NULL and *@len 0 if it cannot be read. */
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf = NULL;
-	long n;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
-	    !(buf = malloc((size_t)n + 1)) || fread(buf, 1, (size_t)n, f) != (size_t)n)
-		abort();
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 static bool same(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len)
 {
@@ -72,7 +54,7 @@ static bool same(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len)
 static void expect_file(const char *path, const void *data, size_t len)
 {
 	size_t got_len;
-	uint8_t *got = slurp(path, &got_len);
+	uint8_t *got = fuzz_slurp(path, &got_len);
 
 	if (!got || !same(got, got_len, data, len))
 		abort();
@@ -82,7 +64,7 @@ static void expect_file(const char *path, const void *data, size_t len)
 static void expect_same_files(const char *a, const char *b)
 {
 	size_t len;
-	uint8_t *buf = slurp(a, &len);
+	uint8_t *buf = fuzz_slurp(a, &len);
 
 	if (!buf)
 		abort();
@@ -111,43 +93,22 @@ static void expect_recording(const char *path, const void *want, size_t len)
 	free(got);
 }
 
-static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-static void cleanup(void)
-{
-	nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *fix = getenv("SECMAP_FUZZ_REWRITE");
 	static char kos[300], cache[300];
 	static const char *paths[2];
 	struct secmap_ko_search search = { .paths = paths };
 	struct secmap_resolver_opts ropts = { .search = &search };
 	struct secmap_perf_maps_opts mopts = { .sz = sizeof(mopts), .buildid_dir = cache };
 	static struct secmap_resolver *res;
+	const char *dir;
 	FILE *null;
 
 	(void)argc;
 	(void)argv;
-	if (!fix) {
-		fprintf(stderr, "SECMAP_FUZZ_REWRITE: a directory with rec.data and kos/\n");
-		exit(2);
-	}
-	snprintf(kos, sizeof(kos), "%s/kos", fix);
-	snprintf(rec_path, sizeof(rec_path), "%s/rec.data", fix);
+	fuzz_fixture(kos, sizeof(kos), rec_path, sizeof(rec_path));
 	paths[0] = kos;
-	snprintf(dir, sizeof(dir), "%s/inject_fuzz.XXXXXX", getenv("TMPDIR") ?: "/tmp");
-	if (!mkdtemp(dir))
-		abort();
-	atexit(cleanup);
+	dir = fuzz_scratch_dir("inject_fuzz");
 	snprintf(cache, sizeof(cache), "%s/.debug", dir);
 	snprintf(in_path, sizeof(in_path), "%s/in.data", dir);
 	snprintf(orig_path, sizeof(orig_path), "%s/orig.data", dir);
@@ -156,7 +117,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(out3, sizeof(out3), "%s/out3.data", dir);
 	snprintf(back_path, sizeof(back_path), "%s/back.data", dir);
 	snprintf(cli_out, sizeof(cli_out), "%s/cli.data", dir);
-	rec = slurp(rec_path, &rec_len);
+	rec = fuzz_slurp(rec_path, &rec_len);
 	/* Another recording, to replace the first: its header alone is one (no records). */
 	rec2_len = 64;
 	if (!rec || rec_len < rec2_len || !(rec2 = malloc(rec2_len)))

@@ -13,7 +13,6 @@
  *
  *   make -C user fuzz [FUZZ_SECONDS=N]
  */
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,70 +20,34 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "secmap.h"
 
 static struct secmap_perf_maps *maps;
 static struct secmap_resolver *res;
-static char dir[256], in_path[300], out_path[300], back_path[300];
+static char in_path[300], out_path[300], back_path[300];
 static uint8_t *rec, *back;
 static size_t rec_len;
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf = NULL;
-	long n;
-
-	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
-		abort();
-	buf = malloc((size_t)n + 1);
-	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
-		abort();
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
-static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-static void cleanup(void)
-{
-	nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *fix = getenv("SECMAP_FUZZ_REWRITE");
 	static char kos[300], rec_path[300], cache[300];
 	static const char *paths[2];
 	struct secmap_ko_search search = { .paths = paths };
 	struct secmap_resolver_opts ropts = { .search = &search };
 	struct secmap_perf_maps_opts mopts = { .sz = sizeof(mopts), .buildid_dir = cache };
+	const char *dir;
 
 	(void)argc;
 	(void)argv;
-	if (!fix) {
-		fprintf(stderr, "SECMAP_FUZZ_REWRITE: a directory with rec.data and kos/\n");
-		exit(2);
-	}
-	snprintf(kos, sizeof(kos), "%s/kos", fix);
-	snprintf(rec_path, sizeof(rec_path), "%s/rec.data", fix);
+	fuzz_fixture(kos, sizeof(kos), rec_path, sizeof(rec_path));
 	paths[0] = kos;
-	snprintf(dir, sizeof(dir), "%s/perf_rewrite_fuzz.XXXXXX", getenv("TMPDIR") ?: "/tmp");
-	if (!mkdtemp(dir))
-		abort();
-	atexit(cleanup);
+	dir = fuzz_scratch_dir("perf_rewrite_fuzz");
 	snprintf(cache, sizeof(cache), "%s/.debug", dir);
 	snprintf(in_path, sizeof(in_path), "%s/in.data", dir);
 	snprintf(out_path, sizeof(out_path), "%s/out.data", dir);
 	snprintf(back_path, sizeof(back_path), "%s/back.data", dir);
-	rec = slurp(rec_path, &rec_len);
+	rec = fuzz_slurp(rec_path, &rec_len);
 	if (secmap_resolver_new(&ropts, &res) || secmap_resolver_load(res, rec_path) ||
 	    secmap_perf_maps_new(res, &mopts, &maps) || secmap_perf_maps_install(maps) ||
 	    !secmap_perf_maps_nr_objects(maps)) {
@@ -117,11 +80,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (stats.restored) {
 		if (secmap_perf_strip(in_path, back_path))
 			abort();
-		want = perf = slurp(back_path, &want_len);
+		want = perf = fuzz_slurp(back_path, &want_len);
 	}
 	if (secmap_perf_strip(out_path, back_path))
 		abort();
-	back = slurp(back_path, &back_len);
+	back = fuzz_slurp(back_path, &back_len);
 	if (back_len != want_len || memcmp(back, want, want_len))
 		abort();
 	free(back);

@@ -28,9 +28,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "samples.h"
 
-static char rec_path[300], kos[300], home[256];
+static char rec_path[300], kos[300];
 static const char *paths[2];
 static volatile size_t sink;
 
@@ -41,35 +42,20 @@ struct tally {
 	int end;
 };
 
-static void cleanup(void)
-{
-	rmdir(home);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *fix = getenv("SECMAP_FUZZ_REWRITE");
 	FILE *null;
 
 	(void)argc;
 	(void)argv;
-	if (!fix) {
-		fprintf(stderr, "SECMAP_FUZZ_REWRITE: a directory with rec.data and kos/\n");
-		exit(2);
-	}
-	snprintf(kos, sizeof(kos), "%s/kos", fix);
-	snprintf(rec_path, sizeof(rec_path), "%s/rec.data", fix);
+	fuzz_fixture(kos, sizeof(kos), rec_path, sizeof(rec_path));
 	paths[0] = kos;
 	if (access(rec_path, R_OK) || access(kos, R_OK)) {
-		fprintf(stderr, "%s: no rec.data or kos/\n", fix);
+		fprintf(stderr, "%s, %s: not there\n", rec_path, kos);
 		exit(2);
 	}
 	/* An empty home: no build-id cache of this host's for kernel symbols or .ko files. */
-	snprintf(home, sizeof(home), "%s/samples_fuzz.XXXXXX", getenv("TMPDIR") ?: "/tmp");
-	if (!mkdtemp(home))
-		abort();
-	atexit(cleanup);
-	setenv("HOME", home, 1);
+	setenv("HOME", fuzz_scratch_dir("samples_fuzz"), 1);
 	/*
 	 * The walk says what is wrong with a file on stderr, once an input:
 	 * its FILE only is swapped, fd 2 stays for libFuzzer and the sanitizers.
