@@ -513,6 +513,16 @@ struct secmap_kernel_info {
 /* Only the identity: /proc/kallsyms is read up to the reference symbol. */
 #define SECMAP_KERNEL_INFO_NO_SYMBOLS	(1u << 0)
 int secmap_kernel_info_read(const char *root, unsigned int flags, struct secmap_kernel_info *info);
+/*
+ * @info->kallsyms (what it held freed) from @path, a copy of /proc/kallsyms
+ * such as perf's build-id cache keeps per kernel build
+ * (~/.debug/[kernel.kallsyms]/BUILD-ID/kallsyms): its core's lines, when
+ * its reference symbol is at @info->ref_addr, i.e. it was copied during
+ * this boot. Reading a file spares the kernel formatting the symbols again.
+ * 0 or -errno; -ESTALE: another boot's copy (or no reference address in
+ * either); -EINVAL: @path not a regular file; -EFBIG: over 256 MiB.
+ */
+int secmap_kernel_info_read_kallsyms(struct secmap_kernel_info *info, const char *path);
 /* Frees what secmap_kernel_info_read() allocated. */
 void secmap_kernel_info_release(struct secmap_kernel_info *info);
 

@@ -7,9 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -55,96 +58,229 @@ static int read_kernel_build_id(const char *root, struct secmap_kernel_info *inf
 	return err;
 }
 
-/* Grow @info->kallsyms by one line. */
-static int append_line(struct secmap_kernel_info *info, size_t *cap, const char *line,
-		       size_t len)
+/* Larger than any kernel's kallsyms (a debug kernel's is ~20 MiB with its modules). */
+#define KALLSYMS_MAX (256u << 20)
+/* What one read() asks for: /proc hands out a page at a time, files more. */
+#define KALLSYMS_CHUNK (64u << 10)
+
+/*
+ * A kallsyms text read a chunk at a time. Only its first lines are parsed
+ * (the reference symbol and whether addresses are shown); after that it is
+ * searched for the first bracketed line ("\t[mod]", then "[bpf]" and the
+ * like), where the core's part ends. sscanf() on each of ~150 000 lines
+ * was most of a recorder's user time under emulation.
+ */
+struct kallsyms_scan {
+	struct secmap_kernel_info *info;
+	unsigned int flags;
+	size_t cap;
+	size_t parsed;		/* whole lines parsed, or bytes searched for '[' */
+	int pri;		/* reference symbol found: 2 _text, 1 _stext */
+	bool nonzero;		/* an address that is not 0: they are shown */
+	bool cut;		/* the core's end is reached: read no further */
+};
+
+/* "ffffffff81000000 T _text": false if @line is not one. */
+static bool parse_line(const char *line, size_t len, uint64_t *addr, const char **name,
+		       size_t *name_len)
 {
+	const char *end = line + len, *p;
+
+	for (*addr = 0, p = line; p < end && p - line < 16; p++) {
+		unsigned int d = (unsigned char)*p;
+
+		if (d - '0' < 10)
+			d -= '0';
+		else if ((d | 0x20) - 'a' < 6)
+			d = (d | 0x20) - 'a' + 10;
+		else
+			break;
+		*addr = *addr << 4 | d;
+	}
+	if (p == line || end - p < 4 || p[0] != ' ' || p[2] != ' ')
+		return false;
+	*name = p + 3;
+	*name_len = (size_t)(end - *name);
+	return true;
+}
+
+/* One line while the identity is unknown: the reference symbol, addresses shown or not. */
+static void scan_line(struct kallsyms_scan *sc, const char *line, size_t len)
+{
+	struct secmap_kernel_info *info = sc->info;
+	const char *name;
+	size_t name_len;
+	uint64_t addr;
+
+	if (memchr(line, '[', len)) {
+		sc->cut = true;
+		return;
+	}
+	if (!parse_line(line, len, &addr, &name, &name_len))
+		return;
+	if (addr)
+		sc->nonzero = true;
+	/* perf's choice of reference symbol: _text, else _stext. */
+	if (name_len == 5 && !memcmp(name, "_text", 5) && sc->pri < 2) {
+		sc->pri = 2;
+		info->ref_addr = addr;
+		strcpy(info->ref_name, "_text");
+	} else if (name_len == 6 && !memcmp(name, "_stext", 6) && sc->pri < 1) {
+		sc->pri = 1;
+		info->ref_addr = addr;
+		strcpy(info->ref_name, "_stext");
+	}
+}
+
+/* The bytes read since the last call; cuts the text at the core's end. */
+static void scan_more(struct kallsyms_scan *sc, bool at_eof)
+{
+	char *buf = sc->info->kallsyms, *nl, *br;
+	size_t len = sc->info->kallsyms_len, line;
+
+	while (sc->pri < 2 || !sc->nonzero) {
+		nl = memchr(buf + sc->parsed, '\n', len - sc->parsed);
+		if (!nl) {
+			if (!at_eof || sc->parsed == len)
+				return;
+			nl = buf + len;
+		}
+		line = sc->parsed;
+		sc->parsed = (size_t)(nl - buf) + (nl < buf + len);
+		scan_line(sc, buf + line, (size_t)(nl - buf) - line);
+		if (sc->cut) {
+			sc->info->kallsyms_len = line;
+			return;
+		}
+		/* _text is the first line: no need for the other 100 000. */
+		if (sc->pri == 2 && (sc->flags & SECMAP_KERNEL_INFO_NO_SYMBOLS)) {
+			sc->cut = true;
+			return;
+		}
+	}
+	/* The identity is known: now only the core's end is looked for. */
+	br = memchr(buf + sc->parsed, '[', len - sc->parsed);
+	if (!br) {
+		sc->parsed = len;
+		return;
+	}
+	while (br > buf && br[-1] != '\n')
+		br--;
+	sc->info->kallsyms_len = (size_t)(br - buf);
+	sc->cut = true;
+}
+
+static int scan_kallsyms(int fd, struct kallsyms_scan *sc)
+{
+	struct secmap_kernel_info *info = sc->info;
+	ssize_t n;
 	char *p;
 
-	if (info->kallsyms_len + len > *cap) {
-		size_t want = *cap ? *cap * 2 : 1 << 20;
+	while (!sc->cut) {
+		if (sc->cap - info->kallsyms_len < KALLSYMS_CHUNK) {
+			size_t want = sc->cap ? sc->cap * 2 : 1 << 20;
 
-		while (want < info->kallsyms_len + len)
-			want *= 2;
-		p = realloc(info->kallsyms, want);
-		if (!p)
-			return -ENOMEM;
-		info->kallsyms = p;
-		*cap = want;
+			if (want > KALLSYMS_MAX)
+				return -EFBIG;
+			p = realloc(info->kallsyms, want);
+			if (!p)
+				return -ENOMEM;
+			info->kallsyms = p;
+			sc->cap = want;
+		}
+		n = read(fd, info->kallsyms + info->kallsyms_len, sc->cap - info->kallsyms_len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		info->kallsyms_len += (size_t)n;
+		scan_more(sc, !n);
+		if (!n)
+			break;
 	}
-	memcpy(info->kallsyms + info->kallsyms_len, line, len);
-	info->kallsyms_len += len;
 	return 0;
 }
 
-/* "ffffffff81000000 T _text" and, for modules, "... t fn\t[mod]". */
-static int read_kallsyms(const char *root, unsigned int flags, struct secmap_kernel_info *info)
+/*
+ * "ffffffff81000000 T _text" and, for modules, "... t fn\t[mod]": @fd's
+ * text up to the first module's line into @info, with the reference
+ * symbol. Addresses all 0 (kptr_restrict, no CAP_SYSLOG) are no symbol
+ * table: then nothing is kept.
+ */
+static int read_kallsyms_fd(int fd, unsigned int flags, struct secmap_kernel_info *info)
 {
-	char path[PATH_MAX], *line = NULL, name[128];
-	unsigned long long addr;
-	size_t cap = 0, size = 0;
-	bool nonzero = false;
-	ssize_t len;
-	char type;
-	FILE *f;
-	int err = 0, pri = 0;
+	struct kallsyms_scan sc = { .info = info, .flags = flags };
+	struct stat st;
+	int err;
 
-	if (snprintf(path, sizeof(path), "%s/proc/kallsyms", root) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	f = libsecmap_fopen_regular(path);
-	if (!f)
-		return errno == ENOENT || errno == EACCES ? 0 : -errno;
-	while ((len = getline(&line, &size, f)) > 0) {
-		/*
-		 * The core's symbols come first, then the modules' ("\t[mod]"),
-		 * then bpf, ftrace and the like, all bracketed: the recording
-		 * maps modules itself, and the kernel need not format the rest.
-		 */
-		if (strchr(line, '['))
-			break;
-		if (sscanf(line, "%llx %c %127s", &addr, &type, name) != 3)
-			continue;
-		if (addr)
-			nonzero = true;
-		/* perf's choice of reference symbol: _text, else _stext. */
-		if (!strcmp(name, "_text") && pri < 2) {
-			pri = 2;
-			info->ref_addr = addr;
-			strcpy(info->ref_name, "_text");
-		} else if (!strcmp(name, "_stext") && pri < 1) {
-			pri = 1;
-			info->ref_addr = addr;
-			strcpy(info->ref_name, "_stext");
-		}
-		if (flags & SECMAP_KERNEL_INFO_NO_SYMBOLS) {
-			/* _text is the first line: no need for the other 100 000. */
-			if (pri == 2)
-				break;
-			continue;
-		}
-		err = append_line(info, &cap, line, (size_t)len);
-		if (err)
-			break;
+	info->kallsyms = NULL;
+	info->kallsyms_len = 0;
+	/* A file's size is known (not /proc's): read at once, without growing. */
+	if (!(flags & SECMAP_KERNEL_INFO_NO_SYMBOLS) && !fstat(fd, &st) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < KALLSYMS_MAX) {
+		sc.cap = (size_t)st.st_size + KALLSYMS_CHUNK;
+		info->kallsyms = malloc(sc.cap);
+		if (!info->kallsyms)
+			return -ENOMEM;
 	}
-	free(line);
-	fclose(f);
+	err = scan_kallsyms(fd, &sc);
+	if (err || !sc.nonzero || (flags & SECMAP_KERNEL_INFO_NO_SYMBOLS)) {
+		free(info->kallsyms);
+		info->kallsyms = NULL;
+		info->kallsyms_len = 0;
+	}
 	if (err)
 		return err;
-	/* Hidden addresses (kptr_restrict, no CAP_SYSLOG) are no symbol table. */
-	if (!nonzero || (flags & SECMAP_KERNEL_INFO_NO_SYMBOLS)) {
-		free(info->kallsyms);
-		info->kallsyms = NULL;
-		info->kallsyms_len = 0;
-	}
-	if (!nonzero) {
-		free(info->kallsyms);
-		info->kallsyms = NULL;
-		info->kallsyms_len = 0;
+	if (!sc.nonzero) {
 		info->ref_name[0] = 0;
 		info->ref_addr = 0;
 		return 0;
 	}
-	info->have_ref_addr = pri > 0;
+	info->have_ref_addr = sc.pri > 0;
+	return 0;
+}
+
+static int read_kallsyms(const char *root, unsigned int flags, struct secmap_kernel_info *info)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	if (snprintf(path, sizeof(path), "%s/proc/kallsyms", root) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = libsecmap_open_regular(path);
+	if (fd < 0)
+		return fd == -ENOENT || fd == -EACCES ? 0 : fd;
+	err = read_kallsyms_fd(fd, flags, info);
+	close(fd);
+	return err;
+}
+
+SECMAP_EXPORT int secmap_kernel_info_read_kallsyms(struct secmap_kernel_info *info,
+						   const char *path)
+{
+	struct secmap_kernel_info copy = { 0 };
+	int fd, err;
+
+	if (!info || !path)
+		return libsecmap_err(-EINVAL);
+	if (!info->have_ref_addr)
+		return libsecmap_err(-ESTALE);
+	fd = libsecmap_open_regular(path);
+	if (fd < 0)
+		return libsecmap_err(fd);
+	err = read_kallsyms_fd(fd, 0, &copy);
+	close(fd);
+	if (err)
+		return libsecmap_err(err);
+	/* Another boot's (KASLR), or another build's: not this kernel's addresses. */
+	if (!copy.have_ref_addr || strcmp(copy.ref_name, info->ref_name) ||
+	    copy.ref_addr != info->ref_addr || !copy.kallsyms_len) {
+		free(copy.kallsyms);
+		return libsecmap_err(-ESTALE);
+	}
+	free(info->kallsyms);
+	info->kallsyms = copy.kallsyms;
+	info->kallsyms_len = copy.kallsyms_len;
 	return 0;
 }
 

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests for libsecmap: reply parsing on crafted messages, lookups, errors. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 
@@ -1570,6 +1573,159 @@ TEST(strerror_messages)
 	EXPECT_STREQ("module set kept changing during the dump; try again",
 		     secmap_strerror(-EBUSY));
 	EXPECT_STREQ(strerror(ENOMEM), secmap_strerror(-ENOMEM));
+}
+
+/*
+ * secmap_kernel_info_read() on a crafted ROOT/proc/kallsyms: the core's
+ * lines up to the first bracketed one, whatever the read sizes.
+ */
+FIXTURE(kallsyms) {
+	char root[64];
+	char path[128];
+};
+
+FIXTURE_SETUP(kallsyms)
+{
+	char dir[160];
+
+	strcpy(self->root, "/tmp/secmap-kallsyms.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->root));
+	snprintf(dir, sizeof(dir), "%s/proc", self->root);
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	snprintf(self->path, sizeof(self->path), "%s/proc/kallsyms", self->root);
+}
+
+FIXTURE_TEARDOWN(kallsyms)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->root);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->root);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* @n core lines (past 64 KiB from n = 2000: cut across reads), then modules' and bpf's. */
+static char *kallsyms_text(unsigned int n, uint64_t base, const char **core_end)
+{
+	size_t cap = 64 * (n + 8), len = 0;
+	char *t = malloc(cap);
+	unsigned int i;
+
+	if (!t)
+		return NULL;
+	len += (size_t)sprintf(t, "0000000000000000 A fixed_percpu_data\n"
+			       "%016llx T _text\n%016llx T _stext\n", (unsigned long long)base,
+			       (unsigned long long)base + 0x1000);
+	for (i = 0; i < n; i++)
+		len += (size_t)sprintf(t + len, "%016llx t core_function_number_%u\n",
+				       (unsigned long long)base + 0x2000 + 16 * i, i);
+	*core_end = t + len;
+	len += (size_t)sprintf(t + len, "ffffffffc0000000 t mod_fn\t[some_mod]\n"
+			       "ffffffffc0001000 t bpf_prog_1\t[bpf]\n");
+	return t;
+}
+
+TEST_F(kallsyms, core_lines_only)
+{
+	unsigned int sizes[] = { 0, 1, 2000, 20000 };
+	struct secmap_kernel_info ki;
+	const char *core_end;
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		char *t = kallsyms_text(sizes[i], 0xffffffff81000000ull, &core_end);
+
+		ASSERT_NE(NULL, t);
+		write_text(self->path, t);
+		ASSERT_EQ(0, secmap_kernel_info_read(self->root, 0, &ki));
+		EXPECT_TRUE(ki.have_ref_addr);
+		EXPECT_STREQ("_text", ki.ref_name);
+		EXPECT_EQ(0xffffffff81000000ull, ki.ref_addr);
+		ASSERT_EQ((size_t)(core_end - t), ki.kallsyms_len);
+		EXPECT_EQ(0, memcmp(t, ki.kallsyms, ki.kallsyms_len));
+		secmap_kernel_info_release(&ki);
+		/* Only the identity: no text, the same reference. */
+		ASSERT_EQ(0, secmap_kernel_info_read(self->root, SECMAP_KERNEL_INFO_NO_SYMBOLS,
+						     &ki));
+		EXPECT_EQ(NULL, ki.kallsyms);
+		EXPECT_EQ(0xffffffff81000000ull, ki.ref_addr);
+		secmap_kernel_info_release(&ki);
+		free(t);
+	}
+}
+
+TEST_F(kallsyms, hidden_addresses_stext_and_last_line)
+{
+	struct secmap_kernel_info ki;
+
+	/* kptr_restrict: every address 0, no symbol table at all. */
+	write_text(self->path, "0000000000000000 T _text\n0000000000000000 t f\n"
+		   "0000000000000000 t g\t[m]\n");
+	ASSERT_EQ(0, secmap_kernel_info_read(self->root, 0, &ki));
+	EXPECT_FALSE(ki.have_ref_addr);
+	EXPECT_EQ(NULL, ki.kallsyms);
+	EXPECT_STREQ("", ki.ref_name);
+	secmap_kernel_info_release(&ki);
+	/* No _text: _stext; a last line without its newline is kept. */
+	write_text(self->path, "ffffffff81000000 T _stext\nffffffff81000010 t f");
+	ASSERT_EQ(0, secmap_kernel_info_read(self->root, 0, &ki));
+	EXPECT_TRUE(ki.have_ref_addr);
+	EXPECT_STREQ("_stext", ki.ref_name);
+	ASSERT_EQ(strlen("ffffffff81000000 T _stext\nffffffff81000010 t f"), ki.kallsyms_len);
+	secmap_kernel_info_release(&ki);
+	/* Junk before the reference symbol is no line, not an error. */
+	write_text(self->path, "x\n\nzz T\nffffffff81000000 T _text\n");
+	ASSERT_EQ(0, secmap_kernel_info_read(self->root, 0, &ki));
+	EXPECT_EQ(0xffffffff81000000ull, ki.ref_addr);
+	secmap_kernel_info_release(&ki);
+}
+
+/* A copy (perf's build-id cache) is taken only from this boot: same reference address. */
+TEST_F(kallsyms, copy_of_this_boot_only)
+{
+	struct secmap_kernel_info ki;
+	char copy[160], *t;
+	const char *core_end;
+
+	t = kallsyms_text(3000, 0xffffffff81000000ull, &core_end);
+	ASSERT_NE(NULL, t);
+	write_text(self->path, t);
+	snprintf(copy, sizeof(copy), "%s/copy", self->root);
+	ASSERT_EQ(0, secmap_kernel_info_read(self->root, SECMAP_KERNEL_INFO_NO_SYMBOLS, &ki));
+	write_text(copy, t);
+	ASSERT_EQ(0, secmap_kernel_info_read_kallsyms(&ki, copy));
+	ASSERT_EQ((size_t)(core_end - t), ki.kallsyms_len);
+	EXPECT_EQ(0, memcmp(t, ki.kallsyms, ki.kallsyms_len));
+	free(t);
+	/* Another boot: KASLR moved _text. What was read stays. */
+	t = kallsyms_text(10, 0xffffffff9a000000ull, &core_end);
+	ASSERT_NE(NULL, t);
+	write_text(copy, t);
+	EXPECT_EQ(-ESTALE, secmap_kernel_info_read_kallsyms(&ki, copy));
+	EXPECT_NE(NULL, ki.kallsyms);
+	free(t);
+	/* Hidden addresses in the copy; a directory; nothing there. */
+	write_text(copy, "0000000000000000 T _text\n");
+	EXPECT_EQ(-ESTALE, secmap_kernel_info_read_kallsyms(&ki, copy));
+	EXPECT_EQ(-EISDIR, secmap_kernel_info_read_kallsyms(&ki, self->root));
+	unlink(copy);
+	EXPECT_EQ(-ENOENT, secmap_kernel_info_read_kallsyms(&ki, copy));
+	ASSERT_EQ(0, mkfifo(copy, 0600));
+	EXPECT_EQ(-EINVAL, secmap_kernel_info_read_kallsyms(&ki, copy));
+	secmap_kernel_info_release(&ki);
+	/* Without a reference address of its own, nothing can be matched. */
+	memset(&ki, 0, sizeof(ki));
+	EXPECT_EQ(-ESTALE, secmap_kernel_info_read_kallsyms(&ki, self->path));
 }
 
 TEST_HARNESS_MAIN
