@@ -48,6 +48,7 @@ run() {
 	echo "bench record: $label$with: $cycles load/unload cycles in $(echo "$end - $start" | bc) s;" \
 		"secmap record $((secmap_us / 1000)) ms CPU, perf record $((perf_us / 1000)) ms CPU" \
 		"= $(echo "scale=1; 100 * $secmap_us / $perf_us" | bc)% of perf's;" \
+		"kallsyms from $(get kallsyms);" \
 		"peak RSS secmap $(($(get max_rss_kb) / 1024)) MiB (goal: under 32)," \
 		"perf $(($(get command_max_rss_kb) / 1024)) MiB;" \
 		"events $(get events), lost $(get lost), resyncs $(get resyncs), $(get bytes) bytes"

@@ -48,6 +48,10 @@ struct recorder {
 	uint64_t replayed;		/* lost events the journal gave back, earlier clients' */
 	uint64_t flushed_ns;		/* CLOCK_MONOTONIC of the last flush */
 	uint32_t nr_resyncs;
+	bool resync_pending;		/* a loss the library could not resync yet */
+	struct secmap_kernel_info kernel;	/* the KERNEL record's identity */
+	bool have_kernel;
+	const char *kallsyms_from;	/* where the KALLSYMS text came from, or NULL */
 };
 
 static void record_usage(FILE *f)
@@ -190,9 +194,10 @@ static int write_snapshot(struct recorder *r, const struct secmap_snapshot *snap
 	return err;
 }
 
+/* The KERNEL record: the kernel's identity now; its symbols come at the end. */
 static int write_kernel(struct recorder *r, uint64_t local, uint64_t mono)
 {
-	struct secmap_kernel_info ki;
+	struct secmap_kernel_info *ki = &r->kernel;
 	struct secmap_record rec = {
 		.type = SECMAP_REC_KERNEL,
 		.pid = SECMAP_PID_HOST_KERNEL,
@@ -201,30 +206,77 @@ static int write_kernel(struct recorder *r, uint64_t local, uint64_t mono)
 	};
 	int err;
 
-	err = secmap_kernel_info_read(NULL, r->no_kallsyms ? SECMAP_KERNEL_INFO_NO_SYMBOLS : 0, &ki);
+	err = secmap_kernel_info_read(NULL, SECMAP_KERNEL_INFO_NO_SYMBOLS, ki);
 	if (err)
 		return err;
-	rec.release = ki.release;
-	rec.ref_name = ki.have_ref_addr ? ki.ref_name : "_text";
-	rec.ref_addr = ki.ref_addr;
-	rec.flags = ki.have_ref_addr ? SECMAP_KERNEL_F_REF_ADDR : 0;
-	rec.build_id = ki.build_id;
-	rec.build_id_len = ki.build_id_len;
-	err = secmap_writer_add(r->w, &rec);
-	if (!err && !r->no_kallsyms && ki.kallsyms_len) {
-		struct secmap_record ks = {
-			.type = SECMAP_REC_KALLSYMS,
-			.pid = SECMAP_PID_HOST_KERNEL,
-			.text = ki.kallsyms,
-			.text_len = ki.kallsyms_len,
-		};
-
-		err = secmap_writer_add(r->w, &ks);
-	} else if (!err && !r->no_kallsyms) {
+	r->have_kernel = true;
+	rec.release = ki->release;
+	rec.ref_name = ki->have_ref_addr ? ki->ref_name : "_text";
+	rec.ref_addr = ki->ref_addr;
+	rec.flags = ki->have_ref_addr ? SECMAP_KERNEL_F_REF_ADDR : 0;
+	rec.build_id = ki->build_id;
+	rec.build_id_len = ki->build_id_len;
+	if (!r->no_kallsyms && !ki->have_ref_addr)
 		fprintf(stderr, "Warning: kernel symbol addresses are hidden; "
 			"the recording has no kallsyms\n");
+	return secmap_writer_add(r->w, &rec);
+}
+
+/* perf's copy of this kernel's kallsyms: ~/.debug/[kernel.kallsyms]/BUILD-ID/kallsyms. */
+static char *cached_kallsyms_path(const struct secmap_kernel_info *ki)
+{
+	const char *home = getenv("HOME");
+	char hex[2 * sizeof(ki->build_id) + 1], *path;
+	size_t i;
+
+	if (!home || home[0] != '/' || !ki->build_id_len || ki->build_id_len > sizeof(ki->build_id))
+		return NULL;
+	for (i = 0; i < ki->build_id_len; i++)
+		sprintf(hex + 2 * i, "%02x", ki->build_id[i]);
+	if (asprintf(&path, "%s%s.debug/[kernel.kallsyms]/%s/kallsyms", home,
+		     home[strlen(home) - 1] == '/' ? "" : "/", hex) < 0)
+		return NULL;
+	return path;
+}
+
+/*
+ * The core kernel's symbols, written last: by then a perf record run as
+ * COMMAND has copied /proc/kallsyms into its build-id cache, and reading
+ * that copy spares the kernel formatting 150 000 lines a second time,
+ * which was most of a recorder's CPU next to perf. A copy from another
+ * boot is not taken; without one, /proc/kallsyms is read as before.
+ * (The core's symbols do not change while the kernel runs.)
+ */
+static int write_kallsyms(struct recorder *r)
+{
+	struct secmap_kernel_info live = { 0 }, *ki = &r->kernel;
+	struct secmap_record rec = {
+		.type = SECMAP_REC_KALLSYMS,
+		.pid = SECMAP_PID_HOST_KERNEL,
+	};
+	char *path = cached_kallsyms_path(ki);
+	int err = 0;
+
+	if (path && !secmap_kernel_info_read_kallsyms(ki, path)) {
+		r->kallsyms_from = "build-id cache";
+		rec.text = ki->kallsyms;
+		rec.text_len = ki->kallsyms_len;
+	} else {
+		err = secmap_kernel_info_read(NULL, 0, &live);
+		/* The same boot, or its addresses would not fit the maps recorded. */
+		if (!err && live.kallsyms_len && live.ref_addr == ki->ref_addr) {
+			r->kallsyms_from = "/proc/kallsyms";
+			rec.text = live.kallsyms;
+			rec.text_len = live.kallsyms_len;
+		}
 	}
-	secmap_kernel_info_release(&ki);
+	free(path);
+	if (!err && rec.text_len)
+		err = secmap_writer_add(r->w, &rec);
+	else if (!err)
+		fprintf(stderr, "Warning: kernel symbol addresses are hidden; "
+			"the recording has no kallsyms\n");
+	secmap_kernel_info_release(&live);
 	return err;
 }
 
@@ -323,8 +375,12 @@ static int drain_events(struct recorder *r)
 			fprintf(stderr, "Warning: skipped a malformed event\n");
 			continue;
 		}
-		if (ret == -EBUSY)
-			return 0;	/* loss pending: the library retries at the next event */
+		if (ret == -EBUSY) {
+			/* Loss pending: the library retries at the next call. */
+			r->resync_pending = true;
+			return 0;
+		}
+		r->resync_pending = false;
 		if (ret)
 			return ret;
 		ret = record_event(r, ev);
@@ -440,30 +496,43 @@ static int flush_due(struct recorder *r)
 	return secmap_writer_flush(r->w);
 }
 
+/*
+ * Each wakeup serves only the descriptors that are ready: a recorder next
+ * to perf wakes for every module event, and asking the idle ones cost two
+ * system calls a wakeup.
+ */
 static int record_loop(struct recorder *r, int sfd, struct record_run *run)
 {
 	struct pollfd pfd[3];
-	int n, ret;
+	int n, ret, watch_at, client_at;
 
 	while (!run->stop && !(run->child > 0 && run->child_done)) {
 		n = 0;
+		watch_at = client_at = -1;
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		if (r->watch)
+		if (r->watch) {
+			watch_at = n;
 			pfd[n++] = (struct pollfd){ .fd = secmap_family_watch_fd(r->watch),
 						    .events = POLLIN };
-		if (r->client)
+		}
+		if (r->client) {
+			client_at = n;
 			pfd[n++] = (struct pollfd){ .fd = secmap_client_fd(r->client),
 						    .events = POLLIN };
+		}
 		/* A tick every half second: flush, and retry a reconnection. */
 		ret = poll(pfd, (nfds_t)n, 500);
 		if (ret < 0 && errno != EINTR) {
 			p_err("record: poll: %s", strerror(errno));
 			return -errno;
 		}
-		ret = handle_signals(sfd, run);
-		if (!ret && r->watch)
+		ret = 0;
+		if (pfd[0].revents)
+			ret = handle_signals(sfd, run);
+		if (!ret && watch_at >= 0 && pfd[watch_at].revents)
 			ret = watch_family(r);
-		if (!ret)
+		/* POLLERR too: an overrun receive buffer is how losses show. */
+		if (!ret && ((client_at >= 0 && pfd[client_at].revents) || r->resync_pending))
 			ret = drain_events(r);
 		if (!ret && r->in_gap)
 			try_reconnect(r);
@@ -511,7 +580,13 @@ static int finish(struct recorder *r)
 		.lost = r->lost,
 	};
 	struct secmap_info info;
+	int err;
 
+	if (r->have_kernel && !r->no_kallsyms && r->kernel.have_ref_addr) {
+		err = write_kallsyms(r);
+		if (err)
+			return err;
+	}
 	/* The kernel's clocks if it answers; else estimated as for a gap. */
 	if (r->client && !secmap_client_info(r->client, &info) && info.time_local_ns) {
 		rec.time_local_ns = info.time_local_ns;
@@ -563,6 +638,10 @@ static void summary(const struct recorder *r, uint64_t bytes)
 			json_out_u64(o, "lost", r->lost);
 			json_out_u64(o, "replayed", replayed);
 			json_out_u64(o, "resyncs", r->nr_resyncs);
+			if (r->kallsyms_from)
+				json_out_str(o, "kallsyms", r->kallsyms_from);
+			else
+				json_out_null(o, "kallsyms");
 			json_out_u64(o, "cpu_us", cpu_us(RUSAGE_SELF));
 			json_out_u64(o, "command_cpu_us", cpu_us(RUSAGE_CHILDREN));
 			json_out_u64(o, "max_rss_kb", max_rss_kb(RUSAGE_SELF));
@@ -630,6 +709,7 @@ static int record_start(struct recorder *r, int fd)
 
 static void record_cleanup(struct recorder *r)
 {
+	secmap_kernel_info_release(&r->kernel);
 	ko_tables_free(r->kos);
 	secmap_family_watch_close(r->watch);
 	secmap_client_close(r->client);

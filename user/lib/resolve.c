@@ -143,6 +143,7 @@ struct secmap_resolver {
 	char *release;
 	uint64_t ref_addr;
 	bool have_ref_addr;
+	bool ref_is_stext;	/* the KERNEL record's reference symbol is _stext */
 
 	struct rs_build *builds;
 	size_t nr_builds, cap_builds;
@@ -182,6 +183,7 @@ struct secmap_resolver {
 	uint64_t kallsyms_len;		/* bytes received: the next piece's offset */
 	char *partial;			/* a line cut between two pieces */
 	size_t partial_len;
+	uint64_t ksym_text, ksym_stext;	/* their addresses in the kallsyms text; 0: absent */
 	char *kernel_names;		/* text symbols' names, NUL-separated */
 	size_t kernel_names_len, kernel_names_cap;
 	size_t ksyms_cap;
@@ -713,6 +715,10 @@ static int kallsyms_line(struct secmap_resolver *res, const char *line, size_t l
 		res->kernel_names = n;
 		res->kernel_names_cap = cap;
 	}
+	if (name_len == 5 && !memcmp(name, "_text", 5) && !res->ksym_text)
+		res->ksym_text = addr;
+	else if (name_len == 6 && !memcmp(name, "_stext", 6) && !res->ksym_stext)
+		res->ksym_stext = addr;
 	if (res->nr_ksyms && res->ksyms[res->nr_ksyms - 1].addr > addr)
 		res->ksyms_sorted = false;
 	res->ksyms[res->nr_ksyms].addr = addr;
@@ -795,6 +801,7 @@ SECMAP_EXPORT int secmap_resolver_add(struct secmap_resolver *res, const struct 
 			err = -ENOMEM;
 		res->have_ref_addr = rec->flags & SECMAP_KERNEL_F_REF_ADDR;
 		res->ref_addr = rec->ref_addr;
+		res->ref_is_stext = rec->ref_name && !strcmp(rec->ref_name, "_stext");
 		break;
 	case SECMAP_REC_KALLSYMS:
 		err = add_kallsyms(res, rec);
@@ -1092,6 +1099,26 @@ static int index_kernel_symbols(struct secmap_resolver *res)
 	return 0;
 }
 
+/*
+ * kallsyms from another boot of the same build (a build-id cache's copy
+ * given to a recording without its own) is shifted by KASLR: moved, as
+ * perf moves it, so that its reference symbol sits where the recording
+ * saw it. A recording's own kallsyms has the offset 0.
+ */
+static void relocate_kallsyms(struct secmap_resolver *res)
+{
+	uint64_t at = res->ref_is_stext ? res->ksym_stext : res->ksym_text, delta;
+	size_t i;
+
+	if (!res->have_ref_addr || !at || at == res->ref_addr)
+		return;
+	delta = res->ref_addr - at;
+	for (i = 0; i < res->nr_ksyms; i++)
+		res->ksyms[i].addr += delta;
+	/* A crafted shift may wrap around the top: sorted again then. */
+	res->ksyms_sorted = false;
+}
+
 /* The kallsyms read: a last line without newline, names placed, order. */
 static int parse_kallsyms(struct secmap_resolver *res)
 {
@@ -1105,6 +1132,7 @@ static int parse_kallsyms(struct secmap_resolver *res)
 		if (err)
 			return err;
 	}
+	relocate_kallsyms(res);
 	/* /proc/kallsyms lists the core in address order, mostly: sort only if not. */
 	if (res->nr_ksyms && !res->ksyms_sorted)
 		qsort(res->ksyms, res->nr_ksyms, sizeof(*res->ksyms), cmp_ksym);

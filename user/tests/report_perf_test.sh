@@ -216,6 +216,38 @@ check "report: a recording without kallsyms: this kernel's symbols, the same fra
 	both_same "$(wc -l <perf.g)" perf.g nokallsyms.g
 check "report: a recording without kallsyms: says whose symbols it used" \
 	grep -q "no kernel symbols; using those of this machine's kernel" nokallsyms.err
+# perf's build-id cache copy of the same build's kallsyms from another
+# boot (KASLR put _text elsewhere): moved back by the recorded _text.
+kbid=$("$secmap" show -i nokallsyms.data | awk '$3 == "kernel" { for (i = 4; i < NF; i++)
+	if ($i == "build-id") print $(i + 1); exit }')
+mkdir -p "otherboot/.debug/[kernel.kallsyms]/$kbid" "thisboot/.debug/[kernel.kallsyms]/$kbid"
+python3 - "otherboot/.debug/[kernel.kallsyms]/$kbid/kallsyms" \
+	"thisboot/.debug/[kernel.kallsyms]/$kbid/kallsyms" <<'PY'
+import sys
+other, this = open(sys.argv[1], "w"), open(sys.argv[2], "w")
+for line in open("/proc/kallsyms"):
+    addr, rest = line.split(" ", 1)
+    other.write("%016x %s" % ((int(addr, 16) + 0x3400000) % (1 << 64), rest))
+    # This boot's copy, one name marked: the recorder's text must be it.
+    this.write(line.replace(" schedule\n", " secmap_cached_schedule\n"))
+PY
+HOME=$PWD/otherboot "$secmap" script -i host-callchain.data -m nokallsyms.data 2>otherboot.err |
+	frames >otherboot.g
+check "report: another boot's kallsyms from the build-id cache, moved by _text: the same frames" \
+	both_same "$(wc -l <perf.g)" perf.g otherboot.g
+check "report: ... and says it used the build-id cache" \
+	grep -q "no kernel symbols; using those of the build-id cache" otherboot.err
+# The recorder copies perf's cached kallsyms of this boot, and not another boot's.
+HOME=$PWD/otherboot "$secmap" record -q -j -o otherboot.data -- true >otherboot.json 2>/dev/null
+check "record: another boot's cached kallsyms is not taken (/proc/kallsyms read)" \
+	grep -q '"kallsyms":"/proc/kallsyms"' otherboot.json
+HOME=$PWD/thisboot "$secmap" record -q -j -o thisboot.data -- true >thisboot.json 2>/dev/null
+check "record: this boot's cached kallsyms is taken" \
+	grep -q '"kallsyms":"build-id cache"' thisboot.json
+sched=$(awk '$3 == "schedule" { print $1; exit }' /proc/kallsyms)
+check "record: ... its text is the one recorded" \
+	sh -c '"$1" resolve -m thisboot.data "0x$2" | grep -q " secmap_cached_schedule+0x0"' sh \
+	"$secmap" "$sched"
 "$secmap" script --folded -i host-callchain.data -m rec.data >folded 2>folded.err
 folded_status=$?
 # Under ASan a leak is exit 23 (a buffer per sample leaked once).
