@@ -119,6 +119,8 @@ enum secmap_hook secmap_tracking_hook(void);
 
 /* module_msg.c: the module message shared by GET replies and events */
 size_t secmap_module_msg_size(const struct secmap_entry *entry, bool table);
+size_t secmap_registry_max_msg_size(bool table);
+void secmap_dump_room(struct netlink_callback *cb, size_t msg_len);
 int secmap_module_msg_fill(struct sk_buff *skb, const struct secmap_entry *entry,
 			   bool show_addrs, bool table);
 

@@ -115,6 +115,20 @@ void secmap_journal_clear(void)
 	secmap_registry_unlock();
 }
 
+/* The longest message the journal holds from @from on. */
+static size_t journal_max_len(u64 from)
+{
+	struct secmap_journal_entry *e;
+	size_t len = 0;
+
+	secmap_registry_lock();
+	list_for_each_entry(e, &journal, node)
+		if (e->seq >= from)
+			len = max_t(size_t, len, e->len);
+	secmap_registry_unlock();
+	return len;
+}
+
 const struct nla_policy secmap_events_replay_policy[SECMAP_A_MODULE_REPLAY_FROM + 1] = {
 	[SECMAP_A_MODULE_REPLAY_FROM] = { .type = NLA_U64 },
 };
@@ -138,6 +152,7 @@ int secmap_events_replay_start(struct netlink_callback *cb)
 		return -EINVAL;
 	}
 	cb->args[0] = nla_get_u64(attrs[SECMAP_A_MODULE_REPLAY_FROM]);
+	secmap_dump_room(cb, journal_max_len(cb->args[0]));
 	return 0;
 }
 

@@ -66,7 +66,14 @@ out:
  */
 int secmap_module_get_start(struct netlink_callback *cb)
 {
-	return secmap_netlink_check_read(cb->skb, cb->nlh, cb->extack);
+	struct nlattr **attrs = secmap_compat_dump_attrs(cb);
+	bool table = attrs && nla_get_flag(attrs[SECMAP_A_MODULE_COMPACT]);
+	int ret = secmap_netlink_check_read(cb->skb, cb->nlh, cb->extack);
+
+	if (ret)
+		return ret;
+	secmap_dump_room(cb, GENL_HDRLEN + secmap_registry_max_msg_size(table));
+	return 0;
 }
 
 struct dump_ctx {

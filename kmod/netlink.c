@@ -53,6 +53,23 @@ bool secmap_addrs_hidden_from_all(void)
 }
 
 /**
+ * secmap_dump_room() - make each part of a dump large enough for one message
+ * @cb: dump state
+ * @msg_len: the largest message's payload, netlink header excluded
+ *
+ * A dump's parts are NLMSG_GOODSIZE (or the reader's last receive size, up
+ * to 32 KiB): a module of some hundred sections with long names does not
+ * fit, and its dump or replay would end with -EMSGSIZE.
+ */
+void secmap_dump_room(struct netlink_callback *cb, size_t msg_len)
+{
+	size_t room = nlmsg_total_size(msg_len) + nlmsg_total_size(sizeof(int));
+
+	if (room > NLMSG_GOODSIZE && room <= U32_MAX)
+		cb->min_dump_alloc = max_t(u32, cb->min_dump_alloc, room);
+}
+
+/**
  * secmap_netlink_check_read() - may the sender of @skb see module addresses?
  * @skb: the request
  * @nlh: its header (a request skb may hold several messages); its version

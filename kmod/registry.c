@@ -188,6 +188,24 @@ int secmap_registry_walk(unsigned long *pos, u64 *gen, secmap_entry_visit_t visi
 }
 
 /**
+ * secmap_registry_max_msg_size() - room the largest module's message needs
+ * @table: sections as a table (SECMAP_A_MODULE_COMPACT), not as nests
+ *
+ * Return: attribute bytes, as secmap_module_msg_size() counts them.
+ */
+size_t secmap_registry_max_msg_size(bool table)
+{
+	const struct secmap_entry *entry;
+	size_t size = 0;
+
+	spin_lock(&registry_lock);
+	list_for_each_entry(entry, &registry, node)
+		size = max(size, secmap_module_msg_size(entry, table));
+	spin_unlock(&registry_lock);
+	return size;
+}
+
+/**
  * secmap_registry_memory() - what the registry costs
  * @nr_entries: set to the number of tracked modules
  * @nr_sections: set to the number of tracked sections

@@ -341,4 +341,30 @@ check "resolve: and after the resync, not" sh -c '
 	sh "$tmp/nojournal.data" "$text" "$((at + 1000))"
 rmmod secmap_test_late
 
+# A load event larger than a reader's first receive buffer (600 sections
+# with long names: over 32 KiB) reaches it cut, and the journal hands it
+# back whole: each section /sys/module lists, at its address; none lost.
+secmap record -q -j --no-kallsyms -o "$tmp/many.data" -- sh -c "
+	insmod $mods/secmap_test_many.ko || exit 1
+	grep -H '' /sys/module/secmap_test_many/sections/.[!.]* /sys/module/secmap_test_many/sections/* |
+		sed -n 's|^.*/sections/\(.*\):0x0*\([0-9a-f]*\)$|\1 \2|p' | sort >$tmp/many.sysfs
+	secmap dump --source netlink --ko-path $mods secmap_test_many >$tmp/many.dump 2>&1
+	echo \$? >$tmp/many.dump.rc
+	rmmod secmap_test_many" >"$out/many.summary" 2>"$out/many.stderr"
+check "record: a module of 600 sections loaded and unloaded while recording (exit 0)" [ $? -eq 0 ]
+secmap show -j -i "$tmp/many.data" | grep '"type":"map"' | grep -v snapshot |
+	sed -n 's/.*"module":"secmap_test_many","section":"\([^"]*\)","start":"0x0*\([0-9a-f]*\)".*/\1 \2/p' |
+	sort >"$tmp/many.recorded"
+check "record: ... each of its $(wc -l <"$tmp/many.sysfs") sysfs sections recorded at its address" \
+	sh -c '[ "$(wc -l <"$1")" -ge 600 ] && cmp -s "$1" "$2"' sh "$tmp/many.sysfs" "$tmp/many.recorded"
+check "record: ... the cut event given back by the journal (replayed $(json_num "$out/many.summary" replayed)), lost $(json_num "$out/many.summary" lost)" \
+	[ "$(json_num "$out/many.summary" replayed)" -ge 1 -a "$(json_num "$out/many.summary" lost)" -eq 0 ]
+echo "# many: $(cat "$out/many.summary") $(head -c 300 "$out/many.stderr")"
+# Its snapshot too: a dump's parts are made large enough for it.
+check "dump: a module whose message exceeds a dump part's default size (exit $(cat "$tmp/many.dump.rc"))" \
+	[ "$(cat "$tmp/many.dump.rc")" = 0 ]
+[ "$(cat "$tmp/many.dump.rc")" = 0 ] || sed 's/^/# /' "$tmp/many.dump" | head -n 3
+check "dump: ... lists its 600 sections" \
+	[ "$(grep -c secmap_many_tables "$tmp/many.dump")" -eq 600 ]
+
 tap_done

@@ -123,6 +123,47 @@ static ssize_t sock_recv(int fd, char **buf, size_t *size)
 	}
 }
 
+/*
+ * One event datagram, straight into @buf: peeking at each one's size
+ * first cost a recorder a system call per event. One longer than @buf (a
+ * module of some thousand sections) arrives cut: -EMSGSIZE, with @buf
+ * grown to hold it, and the caller has the journal hand it out again.
+ */
+static ssize_t event_recv(int fd, char **buf, size_t *size)
+{
+	struct sockaddr_nl addr;
+	struct iovec iov;
+	struct msghdr msg;
+	size_t want;
+	ssize_t n;
+	char *p;
+
+	for (;;) {
+		iov.iov_base = *buf;
+		iov.iov_len = *size;
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_name = &addr;
+		msg.msg_namelen = sizeof(addr);
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		/* MSG_TRUNC: netlink then returns the datagram's full length. */
+		n = recvmsg(fd, &msg, MSG_TRUNC);
+		if (n < 0)
+			return -errno;
+		if ((size_t)n > *size || (msg.msg_flags & MSG_TRUNC)) {
+			want = ((size_t)n + 4095) & ~(size_t)4095;
+			p = want > *size ? realloc(*buf, want) : NULL;
+			if (p) {
+				*buf = p;
+				*size = want;
+			}
+			return p ? -EMSGSIZE : -ENOMEM;
+		}
+		if (msg.msg_namelen == sizeof(addr) && addr.nl_pid == 0)
+			return n;
+	}
+}
+
 static void client_socket_close(struct secmap_client *c)
 {
 	if (c->nl)
@@ -1496,18 +1537,33 @@ SECMAP_EXPORT int secmap_client_next_event(struct secmap_client *client,
 		if (ret)
 			return 0;
 
-		wait = timeout_ms;
-		if (timeout_ms > 0) {
-			int64_t left = timeout_ms - (now_ms() - start);
+		/*
+		 * Without a timeout the socket (non-blocking) is asked directly:
+		 * a recorder drains after each wakeup, and a poll() before
+		 * every receive was a third of its system calls.
+		 */
+		if (timeout_ms) {
+			wait = timeout_ms;
+			if (timeout_ms > 0) {
+				int64_t left = timeout_ms - (now_ms() - start);
 
-			wait = left > 0 ? (int)left : 0;
+				wait = left > 0 ? (int)left : 0;
+			}
+			ret = poll(&pfd, 1, wait);
+			if (ret < 0)
+				return libsecmap_err(-errno);
+			if (ret == 0)
+				return libsecmap_err(-EAGAIN);
 		}
-		ret = poll(&pfd, 1, wait);
-		if (ret < 0)
-			return libsecmap_err(-errno);
-		if (ret == 0)
+		n = event_recv(pfd.fd, &client->ev_buf, &client->ev_size);
+		if (n == -EMSGSIZE) {
+			/* Cut: the journal has it whole (and a resync follows if not). */
+			client->ev_len = client->ev_off = 0;
+			ret = client_replay(client, client->ev_state.last_seq, NULL, event);
+			return ret ? libsecmap_err(ret) : 0;
+		}
+		if ((n == -EAGAIN || n == -EWOULDBLOCK) && !timeout_ms)
 			return libsecmap_err(-EAGAIN);
-		n = sock_recv(pfd.fd, &client->ev_buf, &client->ev_size);
 		if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
 			continue;
 		if (n == -ENOBUFS) {
