@@ -245,6 +245,10 @@ struct stat;
 int libsecmap_open_regular_stat(const char *path, struct stat *st);
 /* The same as a FILE (close-on-exec); NULL with errno set. */
 FILE *libsecmap_fopen_regular(const char *path);
+
+/* A kallsyms line, "ffffffff81000000 T _text" without its newline; false if not one. */
+bool libsecmap_kallsyms_parse(const char *line, size_t len, uint64_t *addr, char *type,
+			      const char **name, size_t *name_len);
 /*
  * An unnamed file (O_TMPFILE) in @dir, of @mode: an fd, -EOPNOTSUPP where
  * the kernel or the file system has none, or -errno.

@@ -80,9 +80,13 @@ struct kallsyms_scan {
 	bool cut;		/* the core's end is reached: read no further */
 };
 
-/* "ffffffff81000000 T _text": false if @line is not one. */
-static bool parse_line(const char *line, size_t len, uint64_t *addr, const char **name,
-		       size_t *name_len)
+/*
+ * "ffffffff81000000 T _text", @len bytes without its newline: false if
+ * @line is not one. The hex by hand: ~150 000 lines, and strtoull's locale
+ * handling shows.
+ */
+bool libsecmap_kallsyms_parse(const char *line, size_t len, uint64_t *addr, char *type,
+			      const char **name, size_t *name_len)
 {
 	const char *end = line + len, *p;
 
@@ -99,6 +103,7 @@ static bool parse_line(const char *line, size_t len, uint64_t *addr, const char 
 	}
 	if (p == line || end - p < 4 || p[0] != ' ' || p[2] != ' ')
 		return false;
+	*type = p[1];
 	*name = p + 3;
 	*name_len = (size_t)(end - *name);
 	return true;
@@ -111,12 +116,13 @@ static void scan_line(struct kallsyms_scan *sc, const char *line, size_t len)
 	const char *name;
 	size_t name_len;
 	uint64_t addr;
+	char type;
 
 	if (memchr(line, '[', len)) {
 		sc->cut = true;
 		return;
 	}
-	if (!parse_line(line, len, &addr, &name, &name_len))
+	if (!libsecmap_kallsyms_parse(line, len, &addr, &type, &name, &name_len))
 		return;
 	if (addr)
 		sc->nonzero = true;

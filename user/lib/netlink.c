@@ -79,6 +79,46 @@ struct recv_ctx {
 	bool have_info;
 };
 
+/* *@buf made room for @len bytes (whole pages); 0 or -ENOMEM. */
+static int grow_buf(char **buf, size_t *size, size_t len)
+{
+	size_t want = (len + 4095) & ~(size_t)4095;
+	char *p;
+
+	if (len <= *size)
+		return 0;
+	p = realloc(*buf, want);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*size = want;
+	return 0;
+}
+
+/*
+ * One datagram into @buf: its full length even when cut to @size (netlink
+ * reports it under MSG_TRUNC), or -errno. @from_kernel: not from another
+ * process, which the callers drop.
+ */
+static ssize_t recv_one(int fd, char *buf, size_t size, bool *from_kernel)
+{
+	struct sockaddr_nl addr;
+	struct iovec iov = { .iov_base = buf, .iov_len = size };
+	struct msghdr msg = {
+		.msg_name = &addr,
+		.msg_namelen = sizeof(addr),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	ssize_t n;
+
+	n = recvmsg(fd, &msg, MSG_TRUNC);
+	if (n < 0)
+		return -errno;
+	*from_kernel = msg.msg_namelen == sizeof(addr) && addr.nl_pid == 0;
+	return n;
+}
+
 /*
  * Receive one datagram into *@buf, first growing it to the datagram's size.
  * Datagrams not sent by the kernel are dropped. Returns its length or
@@ -86,39 +126,21 @@ struct recv_ctx {
  */
 static ssize_t sock_recv(int fd, char **buf, size_t *size)
 {
-	struct sockaddr_nl addr;
-	struct iovec iov;
-	struct msghdr msg;
-	size_t want;
+	bool from_kernel;
 	ssize_t n;
-	char *p;
+	int err;
 
 	for (;;) {
-		/* Netlink reports the full length of a datagram under MSG_TRUNC. */
 		n = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC);
 		if (n < 0)
 			return -errno;
-		if ((size_t)n > *size) {
-			want = ((size_t)n + 4095) & ~(size_t)4095;
-			p = realloc(*buf, want);
-			if (!p)
-				return -ENOMEM;
-			*buf = p;
-			*size = want;
-		}
-		iov.iov_base = *buf;
-		iov.iov_len = *size;
-		memset(&msg, 0, sizeof(msg));
-		msg.msg_name = &addr;
-		msg.msg_namelen = sizeof(addr);
-		msg.msg_iov = &iov;
-		msg.msg_iovlen = 1;
-		n = recvmsg(fd, &msg, 0);
-		if (n < 0)
-			return -errno;
-		if (msg.msg_flags & MSG_TRUNC)
+		err = grow_buf(buf, size, (size_t)n);
+		if (err)
+			return err;
+		n = recv_one(fd, *buf, *size, &from_kernel);
+		if (n > 0 && (size_t)n > *size)
 			return -EMSGSIZE;
-		if (msg.msg_namelen == sizeof(addr) && addr.nl_pid == 0)
+		if (n < 0 || from_kernel)
 			return n;
 	}
 }
@@ -131,35 +153,17 @@ static ssize_t sock_recv(int fd, char **buf, size_t *size)
  */
 static ssize_t event_recv(int fd, char **buf, size_t *size)
 {
-	struct sockaddr_nl addr;
-	struct iovec iov;
-	struct msghdr msg;
-	size_t want;
+	bool from_kernel;
 	ssize_t n;
-	char *p;
+	int err;
 
 	for (;;) {
-		iov.iov_base = *buf;
-		iov.iov_len = *size;
-		memset(&msg, 0, sizeof(msg));
-		msg.msg_name = &addr;
-		msg.msg_namelen = sizeof(addr);
-		msg.msg_iov = &iov;
-		msg.msg_iovlen = 1;
-		/* MSG_TRUNC: netlink then returns the datagram's full length. */
-		n = recvmsg(fd, &msg, MSG_TRUNC);
-		if (n < 0)
-			return -errno;
-		if ((size_t)n > *size || (msg.msg_flags & MSG_TRUNC)) {
-			want = ((size_t)n + 4095) & ~(size_t)4095;
-			p = want > *size ? realloc(*buf, want) : NULL;
-			if (p) {
-				*buf = p;
-				*size = want;
-			}
-			return p ? -EMSGSIZE : -ENOMEM;
+		n = recv_one(fd, *buf, *size, &from_kernel);
+		if (n > 0 && (size_t)n > *size) {
+			err = grow_buf(buf, size, (size_t)n);
+			return err ? err : -EMSGSIZE;
 		}
-		if (msg.msg_namelen == sizeof(addr) && addr.nl_pid == 0)
+		if (n < 0 || from_kernel)
 			return n;
 	}
 }

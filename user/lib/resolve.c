@@ -670,26 +670,14 @@ static bool is_text_type(char t)
 /* One kallsyms line, "ffffffff81000000 T _text", @len bytes without its newline. */
 static int kallsyms_line(struct secmap_resolver *res, const char *line, size_t len)
 {
-	const char *end = line + len, *p, *name;
+	const char *name;
 	size_t name_len;
 	uint64_t addr;
+	char type;
 
-	/* Hex by hand: ~150 000 lines, strtoull's locale handling shows. */
-	for (addr = 0, p = line; p < end && p - line < 16; p++) {
-		unsigned int d = (unsigned int)*p;
-
-		if (d - '0' < 10)
-			d -= '0';
-		else if ((d | 0x20) - 'a' < 6)
-			d = (d | 0x20) - 'a' + 10;
-		else
-			break;
-		addr = addr << 4 | d;
-	}
-	if (p == line || end - p < 4 || p[0] != ' ' || p[2] != ' ' || !addr || !is_text_type(p[1]))
+	if (!libsecmap_kallsyms_parse(line, len, &addr, &type, &name, &name_len) || !addr ||
+	    !is_text_type(type))
 		return 0;
-	name = p + 3;
-	name_len = (size_t)(end - name);
 	if (memchr(name, '\t', name_len) || memchr(name, '\0', name_len))
 		return 0;	/* a module's ("\t[mod]"), or not a line */
 	if (res->nr_ksyms == res->ksyms_cap) {
