@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "samples.h"
-#include "span_index.h"
+#include "../lib/span_index.h"
 
 #define PERF_CONTEXT_MAX	((uint64_t)-4095)
 #define PERF_CONTEXT_KERNEL	((uint64_t)-128)

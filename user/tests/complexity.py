@@ -19,6 +19,8 @@ the answers secmap must give, computed here from the input alone; and a timer.
       a recording of one module loaded and unloaded N times at one address
   complexity.py resyncs OUT.rec QUERIES N
       a recording of N module loads, each unloaded, then a LOST resync
+  complexity.py overlaps OUT.rec QUERIES N
+      a recording of N modules valid at once over one range, and one beside
   complexity.py check EXPECTED SCRIPT_OUTPUT
       every sample's dso or comm as expected (secmap script's lines)
   complexity.py check-resolve QUERIES RESOLVE_OUTPUT
@@ -234,6 +236,27 @@ def resyncs(out, queries, n):
                                               1000 + 100 * k + 25, k))
 
 
+def overlaps(out, queries, n):
+    """N modules loaded in turn at one range (1000 + 10 i), none unloaded, and
+    one loaded first beside them in the same page: a query in the shared
+    range is the last loaded by then; one beside it passes all N, which hold
+    that page but not the address, to the first."""
+    n = int(n)
+    addr = 0xffffffffc1000000
+    recs = [fm.map_rec(fm.F_EXEC, 500, addr + 0x800, 0x100, 0, 1, ".text", "cx_first",
+                       b"")]
+    for i in range(n):
+        recs.append(fm.map_rec(fm.F_EXEC, 1000 + 10 * i, addr, 0x100, 0, i + 2, ".text",
+                               "cx_%d" % i, b""))
+    with open(out, "wb") as f:
+        f.write(header() + b"".join(recs) + fm.finished_rec(1000 + 10 * n + 10))
+    with open(queries, "w") as f:
+        for i in range(n):
+            k = (i * 7919) % n
+            f.write("%#x@%d cx_%d .text\n" % (addr + 0x10, 1000 + 10 * k + 5, k))
+            f.write("%#x@%d cx_first .text\n" % (addr + 0x810, 1000 + 10 * k + 5))
+
+
 def check(expected, output):
     """secmap script: "comm pid/tid time: ...: ip sym (dso)", matched by time
     and ip; each expected sample once."""
@@ -305,8 +328,9 @@ def main():
         return no_rounds(*a[1:])
     if len(a) == 5 and a[0] in ("comms", "tids"):
         return {"comms": comms, "tids": tids}[a[0]](*a[1:])
-    if len(a) == 4 and a[0] in ("sections", "reloads", "resyncs"):
-        return {"sections": sections, "reloads": reloads, "resyncs": resyncs}[a[0]](*a[1:])
+    if len(a) == 4 and a[0] in ("sections", "reloads", "resyncs", "overlaps"):
+        return {"sections": sections, "reloads": reloads, "resyncs": resyncs,
+                "overlaps": overlaps}[a[0]](*a[1:])
     if len(a) == 3 and a[0] == "check":
         return check(a[1], a[2])
     if len(a) == 3 and a[0] == "check-resolve":

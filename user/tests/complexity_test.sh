@@ -33,7 +33,7 @@ PY
 
 # Recordings alone: resolve ADDR@TIME from standard input.
 cx sections "$tmp/rec1" "$tmp/q1" 1
-for c in sections reloads resyncs; do
+for c in sections reloads resyncs overlaps; do
 	for k in $size $((4 * size)); do
 		cx "$c" "$tmp/$c$k.rec" "$tmp/$c$k.q" "$k"
 		cut -d' ' -f1 "$tmp/$c$k.q" >"$tmp/$c$k.in"

@@ -1,7 +1,8 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * Which of n address ranges, kept in a fixed order (a process's mappings by
- * time), hold an address: the last before a position, or the first after.
+ * time, the resolver's slots of a bucket), hold an address: the last before
+ * a position, or the first after.
  * O(log^2 n) a question and O(n log n) memory, whatever the ranges: a
  * process of 40k mappings, or 20k all over one address, answered by a scan
  * each took seconds.

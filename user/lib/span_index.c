@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * A tree over the spans' positions: level L splits them into blocks of 2^L
  * and keeps, for each block, the union of its spans as sorted disjoint
