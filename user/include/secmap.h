@@ -514,15 +514,16 @@ struct secmap_kernel_info {
 #define SECMAP_KERNEL_INFO_NO_SYMBOLS	(1u << 0)
 int secmap_kernel_info_read(const char *root, unsigned int flags, struct secmap_kernel_info *info);
 /*
- * @info->kallsyms (what it held freed) from @path, a copy of /proc/kallsyms
- * such as perf's build-id cache keeps per kernel build
- * (~/.debug/[kernel.kallsyms]/BUILD-ID/kallsyms): its core's lines, when
- * its reference symbol is at @info->ref_addr, i.e. it was copied during
- * this boot. Reading a file spares the kernel formatting the symbols again.
- * 0 or -errno; -ESTALE: another boot's copy (or no reference address in
- * either); -EINVAL: @path not a regular file; -EFBIG: over 256 MiB.
+ * Whether @text, @len bytes of a copy of /proc/kallsyms, is this boot's:
+ * its reference symbol at @info->ref_addr. perf's build-id cache keeps
+ * one per kernel build (~/.debug/[kernel.kallsyms]/BUILD-ID/kallsyms), and
+ * reading it spares the kernel formatting the symbols again. Then
+ * *@core_len is the length of its core's part (the lines before the
+ * first module's) and 0 is returned. -ESTALE: another boot's copy
+ * (KASLR), or no reference address (hidden, or none in @info); -EINVAL.
  */
-int secmap_kernel_info_read_kallsyms(struct secmap_kernel_info *info, const char *path);
+int secmap_kernel_info_match_kallsyms(const struct secmap_kernel_info *info, const char *text,
+				      size_t len, size_t *core_len);
 /* Frees what secmap_kernel_info_read() allocated. */
 void secmap_kernel_info_release(struct secmap_kernel_info *info);
 

@@ -261,32 +261,21 @@ static int read_kallsyms(const char *root, unsigned int flags, struct secmap_ker
 	return err;
 }
 
-SECMAP_EXPORT int secmap_kernel_info_read_kallsyms(struct secmap_kernel_info *info,
-						   const char *path)
+SECMAP_EXPORT int secmap_kernel_info_match_kallsyms(const struct secmap_kernel_info *info,
+						    const char *text, size_t len, size_t *core_len)
 {
-	struct secmap_kernel_info copy = { 0 };
-	int fd, err;
+	struct secmap_kernel_info copy = { .kallsyms = (char *)text, .kallsyms_len = len };
+	struct kallsyms_scan sc = { .info = &copy };
 
-	if (!info || !path)
+	if (!info || (!text && len) || !core_len)
 		return libsecmap_err(-EINVAL);
-	if (!info->have_ref_addr)
+	/* Read only: the scan moves kallsyms_len, never the bytes. */
+	scan_more(&sc, true);
+	/* Another boot's (KASLR), another build's, or addresses hidden. */
+	if (!info->have_ref_addr || !sc.nonzero || !sc.pri || strcmp(copy.ref_name, info->ref_name) ||
+	    copy.ref_addr != info->ref_addr || !copy.kallsyms_len)
 		return libsecmap_err(-ESTALE);
-	fd = libsecmap_open_regular(path);
-	if (fd < 0)
-		return libsecmap_err(fd);
-	err = read_kallsyms_fd(fd, 0, &copy);
-	close(fd);
-	if (err)
-		return libsecmap_err(err);
-	/* Another boot's (KASLR), or another build's: not this kernel's addresses. */
-	if (!copy.have_ref_addr || strcmp(copy.ref_name, info->ref_name) ||
-	    copy.ref_addr != info->ref_addr || !copy.kallsyms_len) {
-		free(copy.kallsyms);
-		return libsecmap_err(-ESTALE);
-	}
-	free(info->kallsyms);
-	info->kallsyms = copy.kallsyms;
-	info->kallsyms_len = copy.kallsyms_len;
+	*core_len = copy.kallsyms_len;
 	return 0;
 }
 

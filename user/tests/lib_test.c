@@ -1693,39 +1693,33 @@ TEST_F(kallsyms, hidden_addresses_stext_and_last_line)
 /* A copy (perf's build-id cache) is taken only from this boot: same reference address. */
 TEST_F(kallsyms, copy_of_this_boot_only)
 {
-	struct secmap_kernel_info ki;
-	char copy[160], *t;
-	const char *core_end;
+	struct secmap_kernel_info ki, none = { 0 };
+	const char *core_end, *hidden = "0000000000000000 T _text\n0000000000000000 t f\n";
+	size_t len = 0;
+	char *t;
 
 	t = kallsyms_text(3000, 0xffffffff81000000ull, &core_end);
 	ASSERT_NE(NULL, t);
 	write_text(self->path, t);
-	snprintf(copy, sizeof(copy), "%s/copy", self->root);
 	ASSERT_EQ(0, secmap_kernel_info_read(self->root, SECMAP_KERNEL_INFO_NO_SYMBOLS, &ki));
-	write_text(copy, t);
-	ASSERT_EQ(0, secmap_kernel_info_read_kallsyms(&ki, copy));
-	ASSERT_EQ((size_t)(core_end - t), ki.kallsyms_len);
-	EXPECT_EQ(0, memcmp(t, ki.kallsyms, ki.kallsyms_len));
+	ASSERT_EQ(0, secmap_kernel_info_match_kallsyms(&ki, t, strlen(t), &len));
+	EXPECT_EQ((size_t)(core_end - t), len);
+	/* Without modules: all of it; a last line without its newline too. */
+	ASSERT_EQ(0, secmap_kernel_info_match_kallsyms(&ki, t, (size_t)(core_end - t) - 1, &len));
+	EXPECT_EQ((size_t)(core_end - t) - 1, len);
+	/* Without a reference address of its own, nothing can be matched. */
+	EXPECT_EQ(-ESTALE, secmap_kernel_info_match_kallsyms(&none, t, strlen(t), &len));
 	free(t);
-	/* Another boot: KASLR moved _text. What was read stays. */
+	/* Another boot: KASLR moved _text. */
 	t = kallsyms_text(10, 0xffffffff9a000000ull, &core_end);
 	ASSERT_NE(NULL, t);
-	write_text(copy, t);
-	EXPECT_EQ(-ESTALE, secmap_kernel_info_read_kallsyms(&ki, copy));
-	EXPECT_NE(NULL, ki.kallsyms);
+	EXPECT_EQ(-ESTALE, secmap_kernel_info_match_kallsyms(&ki, t, strlen(t), &len));
 	free(t);
-	/* Hidden addresses in the copy; a directory; nothing there. */
-	write_text(copy, "0000000000000000 T _text\n");
-	EXPECT_EQ(-ESTALE, secmap_kernel_info_read_kallsyms(&ki, copy));
-	EXPECT_EQ(-EISDIR, secmap_kernel_info_read_kallsyms(&ki, self->root));
-	unlink(copy);
-	EXPECT_EQ(-ENOENT, secmap_kernel_info_read_kallsyms(&ki, copy));
-	ASSERT_EQ(0, mkfifo(copy, 0600));
-	EXPECT_EQ(-EINVAL, secmap_kernel_info_read_kallsyms(&ki, copy));
+	/* Hidden addresses; nothing at all; no place for the answer. */
+	EXPECT_EQ(-ESTALE, secmap_kernel_info_match_kallsyms(&ki, hidden, strlen(hidden), &len));
+	EXPECT_EQ(-ESTALE, secmap_kernel_info_match_kallsyms(&ki, "", 0, &len));
+	EXPECT_EQ(-EINVAL, secmap_kernel_info_match_kallsyms(&ki, "x", 1, NULL));
 	secmap_kernel_info_release(&ki);
-	/* Without a reference address of its own, nothing can be matched. */
-	memset(&ki, 0, sizeof(ki));
-	EXPECT_EQ(-ESTALE, secmap_kernel_info_read_kallsyms(&ki, self->path));
 }
 
 TEST_HARNESS_MAIN
