@@ -525,13 +525,15 @@ static int flush_due(struct recorder *r)
  * After it hands out events, the client's socket is left alone this long:
  * next to perf a module load is two events some milliseconds apart, and a
  * wakeup costs a recorder more than the events it reads. Measured under
- * TCG over 200 load/unload cycles, alternating in one VM: 97-132 ms of CPU
- * reading each event as it came, 60-73 ms with 40 ms between reads. The
- * events wait in the socket (their times are the kernel's, and the
- * journal gives back any an overrun drops); signals are still served at
- * once.
+ * TCG over 200 load/unload cycles, recorders taking turns in one VM: with
+ * kallsyms, 176-188 ms of CPU with 40 ms between reads, 123-130 ms with
+ * 100 ms (without kallsyms, reading each event as it came: 97-132 ms;
+ * 40 ms: 60-73). The events wait in the socket (1 MiB asked; 100 ms holds
+ * the events of some thousand loads a second), their times are the
+ * kernel's, and the journal gives back any an overrun drops. Signals are
+ * still served at once.
  */
-#define RECORD_COALESCE_NS (40 * 1000000ULL)
+#define RECORD_COALESCE_NS (100 * 1000000ULL)
 
 /* Each wakeup serves only the descriptors that are ready. */
 static int record_loop(struct recorder *r, int sfd, struct record_run *run)
