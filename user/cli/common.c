@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "json_out.h"
 #include "secmap_cli.h"
@@ -139,6 +142,43 @@ char *build_id_text(const uint8_t *id, size_t len)
 		free(text);
 		text = NULL;
 	}
+	return text;
+}
+
+/* Larger than any kernel's kallsyms (a debug kernel's is ~20 MiB with its modules). */
+#define CACHED_KALLSYMS_MAX (256u << 20)
+
+char *cached_kallsyms_map(const uint8_t *id, size_t id_len, size_t *size)
+{
+	const char *home = getenv("HOME");
+	char *hex, *path = NULL, *text = NULL;
+	struct stat st;
+	int fd;
+
+	*size = 0;
+	if (!home || home[0] != '/' || !id_len)
+		return NULL;
+	hex = build_id_text(id, id_len);
+	if (hex && asprintf(&path, "%s%s.debug/[kernel.kallsyms]/%s/kallsyms", home,
+			    home[strlen(home) - 1] == '/' ? "" : "/", hex) < 0)
+		path = NULL;
+	free(hex);
+	if (!path)
+		return NULL;
+	/* O_NONBLOCK: a FIFO there must not stall a recording's end or a report. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	free(path);
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= CACHED_KALLSYMS_MAX) {
+		text = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		if (text == MAP_FAILED)
+			text = NULL;
+		else
+			*size = (size_t)st.st_size;
+	}
+	close(fd);
 	return text;
 }
 

@@ -223,45 +223,6 @@ static int write_kernel(struct recorder *r, uint64_t local, uint64_t mono)
 	return secmap_writer_add(r->w, &rec);
 }
 
-/* Larger than any kernel's kallsyms (a debug kernel's is ~20 MiB with its modules). */
-#define CACHED_KALLSYMS_MAX (256u << 20)
-
-/*
- * perf's copy of this kernel's kallsyms, ~/.debug/[kernel.kallsyms]/BUILD-ID/
- * kallsyms, mapped (not read: under emulation the page faults of a 7 MiB
- * buffer were half the cost), if it is a regular file. NULL if none.
- */
-static char *map_cached_kallsyms(const struct secmap_kernel_info *ki, size_t *size)
-{
-	const char *home = getenv("HOME");
-	char hex[2 * sizeof(ki->build_id) + 1], *path, *text = NULL;
-	struct stat st;
-	size_t i;
-	int fd;
-
-	if (!home || home[0] != '/' || !ki->build_id_len || ki->build_id_len > sizeof(ki->build_id))
-		return NULL;
-	for (i = 0; i < ki->build_id_len; i++)
-		sprintf(hex + 2 * i, "%02x", ki->build_id[i]);
-	if (asprintf(&path, "%s%s.debug/[kernel.kallsyms]/%s/kallsyms", home,
-		     home[strlen(home) - 1] == '/' ? "" : "/", hex) < 0)
-		return NULL;
-	/* O_NONBLOCK: a FIFO there must not stall the end of a recording. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	free(path);
-	if (fd < 0)
-		return NULL;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size <= CACHED_KALLSYMS_MAX) {
-		text = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-		if (text == MAP_FAILED)
-			text = NULL;
-		*size = (size_t)st.st_size;
-	}
-	close(fd);
-	return text;
-}
-
 /*
  * The core kernel's symbols, written last: by then a perf record run as
  * COMMAND has copied /proc/kallsyms into its build-id cache, and reading
@@ -278,7 +239,7 @@ static int write_kallsyms(struct recorder *r)
 		.pid = SECMAP_PID_HOST_KERNEL,
 	};
 	size_t size = 0, core_len;
-	char *cached = map_cached_kallsyms(ki, &size);
+	char *cached = cached_kallsyms_map(ki->build_id, ki->build_id_len, &size);
 	int err = 0;
 
 	if (cached && !secmap_kernel_info_match_kallsyms(ki, cached, size, &core_len)) {

@@ -5,14 +5,12 @@
  * share: where the recording is, where the .ko files are, which clock.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <sys/mman.h>
 
 #include "json_out.h"
 #include "secmap_cli.h"
@@ -108,39 +106,6 @@ static const char *recording_path(const struct resolver_args *args)
 	return "secmap.data";
 }
 
-/* Larger than any kernel's text symbols (a debug kernel's kallsyms is ~20 MiB). */
-#define KALLSYMS_MAX (256u << 20)
-
-/* The build-id cache's copy of a kernel's kallsyms (perf archive's, secmap archive's). */
-static char *cached_kallsyms(const char *bid, size_t *len)
-{
-	const char *home = getenv("HOME");
-	char *path = NULL, *text = NULL;
-	struct stat st;
-	int fd = -1;
-
-	*len = 0;
-	if (!home || home[0] != '/' ||
-	    asprintf(&path, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, bid) < 0)
-		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	free(path);
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size ||
-	    (uint64_t)st.st_size > KALLSYMS_MAX)
-		goto out;
-	text = malloc((size_t)st.st_size);
-	if (text && read(fd, text, (size_t)st.st_size) == st.st_size) {
-		*len = (size_t)st.st_size;
-	} else {
-		free(text);
-		text = NULL;
-	}
-out:
-	if (fd >= 0)
-		close(fd);
-	return text;
-}
-
 /*
  * A recording without kernel symbols (--no-kallsyms, or recorded without
  * CAP_SYSLOG): those of its kernel's build-id from the build-id cache, or
@@ -152,22 +117,23 @@ static int add_kernel_symbols(struct secmap_resolver *res, const uint8_t *id, si
 {
 	struct secmap_kernel_info ki = { 0 };
 	struct secmap_record rec = { .type = SECMAP_REC_KALLSYMS, .pid = SECMAP_PID_HOST_KERNEL };
-	char *bid = id_len ? build_id_text(id, id_len) : NULL, *text = NULL;
+	size_t cached_len = 0;
+	char *bid = id_len ? build_id_text(id, id_len) : NULL;
+	char *cached = cached_kallsyms_map(id, id_len, &cached_len);
 	const char *from = NULL;
 	int err = 0;
 
-	if (bid)
-		text = cached_kallsyms(bid, &rec.text_len);
-	if (text) {
+	if (cached) {
+		rec.text = cached;
+		rec.text_len = cached_len;
 		from = "the build-id cache";
 	} else if (id_len && !secmap_kernel_info_read(NULL, 0, &ki) && ki.build_id_len == id_len &&
 		   !memcmp(ki.build_id, id, id_len) && ki.kallsyms_len) {
-		text = ki.kallsyms;
+		rec.text = ki.kallsyms;
 		rec.text_len = ki.kallsyms_len;
 		from = "this machine's kernel (the same build)";
 	}
-	if (text) {
-		rec.text = text;
+	if (rec.text) {
 		err = secmap_resolver_add(res, &rec);
 		if (!quiet)
 			fprintf(stderr, "Warning: the recording has no kernel symbols; using those "
@@ -178,8 +144,8 @@ static int add_kernel_symbols(struct secmap_resolver *res, const uint8_t *id, si
 			"machine's kernel has those of its build-id %s: kernel samples are "
 			"[unknown]\n", bid ? bid : "(unknown)");
 	}
-	if (text != ki.kallsyms)
-		free(text);
+	if (cached)
+		munmap(cached, cached_len);
 	secmap_kernel_info_release(&ki);
 	free(bid);
 	return err;

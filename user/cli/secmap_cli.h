@@ -144,6 +144,15 @@ void resolver_args_free(struct resolver_args *args);
 char *build_id_text(const uint8_t *id, size_t len);
 
 /*
+ * perf's build-id cache copy of the kallsyms of the kernel of build-id @id,
+ * $HOME/.debug/[kernel.kallsyms]/BUILD-ID/kallsyms, mapped read-only
+ * (mapped, not read: under emulation the page faults of a 7 MiB buffer were
+ * half the cost) if it is a regular file of a sane size; release with
+ * munmap(text, *size). NULL if there is none.
+ */
+char *cached_kallsyms_map(const uint8_t *id, size_t id_len, size_t *size);
+
+/*
  * Names come from the kernel, .ko files and recordings: any bytes but NUL.
  * utf8_char_len(): the length of the valid UTF-8 character at @p (1 to 4),
  * or 0 for an invalid sequence (overlong, surrogate, past U+10FFFF, cut).
