@@ -69,8 +69,7 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
  * 0 with @out filled for @mod, -ENOENT when there is no usable entry (none,
  * corrupt, another build-id, a section missing), -ENOMEM.
  * ko_cache_store(): writes @mod's entry from @ko atomically; 0 or -errno
- * (-EINVAL: @mod has no build-id to key it by; -EILSEQ: a name in it is
- * not UTF-8, so JSON cannot hold it as it is).
+ * (-EINVAL: @mod has no build-id to key it by, or @ko no path).
  */
 char *ko_cache_dir(void);
 /*

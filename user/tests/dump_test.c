@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -799,10 +801,20 @@ TEST(json_out_misuse)
 	EXPECT_EQ(-ENOMEM, json_out_finish(NULL));
 }
 
+/* Overwrite @len bytes at @off of the file @path with @bytes. */
+static void poke(const char *path, long off, const void *bytes, size_t len)
+{
+	FILE *f = fopen(path, "r+");
+
+	if (!f || fseek(f, off, SEEK_SET) || fwrite(bytes, 1, len, f) != len)
+		abort();
+	fclose(f);
+}
+
 /*
- * The .ko cache's entries are written by the same writer and read by
- * json-c: names to escape and numbers past INT64_MAX come back as they
- * were; a name JSON cannot hold as it is (not UTF-8) is not cached.
+ * The .ko cache's entries: every value comes back as it was (numbers past
+ * INT64_MAX, any name bytes but NUL), and an entry that is cut, of another
+ * build-id, another version or another section list is no entry.
  */
 TEST(ko_cache_entry_round_trip)
 {
@@ -816,12 +828,11 @@ TEST(ko_cache_entry_round_trip)
 	};
 	struct dump_ko ko = { .path = "/lib/modules/r/\"odd\" dir/m.ko", .secs = ks }, got;
 	struct ko_cache_listing *listing;
-	char dir[] = "/tmp/secmap-dump-test.XXXXXX", *buf = calloc(1, 4096), *entry, cmd[64];
+	char dir[] = "/tmp/secmap-dump-test.XXXXXX", *buf = calloc(1, 4096), *entry, cmd[160];
 	struct secmap_snapshot *snap = libsecmap_snapshot_new();
-	struct json_object *root;
 	struct nlmsghdr *nlh;
-	size_t i, len = 0;
-	FILE *f;
+	struct stat st;
+	size_t i;
 
 	ASSERT_NE(NULL, buf);
 	ASSERT_NE(NULL, snap);
@@ -835,6 +846,12 @@ TEST(ko_cache_entry_round_trip)
 	msg_module_info(nlh, SECMAP_MODULE_STATE_LIVE, 0, build_id + 1, sizeof(build_id) - 1);
 	msg_section_full(nlh, ".text", 0xffffffffc1000000ULL, 0, -1);
 	msg_section_full(nlh, ".data.caf\xe9", 0xffffffffc1001000ULL, 0, -1);
+	ASSERT_EQ(0, libsecmap_parse_module_msg(nlh, snap));
+	/* Another build of "cached": same name, same sections, another build-id. */
+	nlh = msg_module(buf, "cached");
+	msg_module_info(nlh, SECMAP_MODULE_STATE_LIVE, 0, build_id + 2, sizeof(build_id) - 2);
+	for (i = 0; i < 4; i++)
+		msg_section_full(nlh, secs[i], 0xffffffffc2000000ULL + i * 0x1000, 0, -1);
 	ASSERT_EQ(0, libsecmap_parse_module_msg(nlh, snap));
 
 	ASSERT_EQ(0, ko_cache_store(dir, secmap_snapshot_module(snap, 0), &ko));
@@ -850,39 +867,52 @@ TEST(ko_cache_entry_round_trip)
 	free(got.path);
 	free(got.secs);
 
-	/* The entry itself: one compact JSON text naming the module and its file. */
-	ASSERT_LE(0, asprintf(&entry, "%s/3f2a9c0100ff102030405060708090a0b0c0d0e1.json", dir));
-	f = fopen(entry, "r");
-	ASSERT_NE(NULL, f);
-	free(buf);
-	buf = NULL;
-	ASSERT_LT(0, getdelim(&buf, &len, '\0', f));
-	fclose(f);
-	EXPECT_TRUE(is_compact(buf)) TH_LOG("%s", buf);
-	root = parse_strict(buf);
-	ASSERT_NE(NULL, root) TH_LOG("%s", buf);
-	EXPECT_STREQ("cached", json_object_get_string(json_object_object_get(root, "module")));
-	EXPECT_TRUE(json_object_object_get_ex(json_object_object_get(root, "sections"),
-					      secs[1], NULL));
-	json_object_put(root);
+	/* Names that are not UTF-8 are kept as they are. */
+	ko.secs = ks + 2;
+	ASSERT_EQ(0, ko_cache_store(dir, secmap_snapshot_module(snap, 1), &ko));
+	ASSERT_EQ(0, ko_cache_load(dir, secmap_snapshot_module(snap, 1), &got));
+	EXPECT_FALSE(got.secs[0].found);
+	EXPECT_EQ(8, got.secs[1].s.size);
+	free(got.path);
+	free(got.secs);
+	ko.secs = ks;
+
+	/* The entry is the build-id's file, the header's build-id must agree. */
+	ASSERT_LE(0, asprintf(&entry, "%s/3f2a9c0100ff102030405060708090a0b0c0d0e1.kotab", dir));
+	ASSERT_EQ(0, stat(entry, &st));
+	EXPECT_EQ(96 + 4 * 32 + strlen(ko.path) + 6 + 19 + 6 + 5, (size_t)st.st_size);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s/%s.kotab'", entry, dir, "9c0100ff102030405060708090a0b0c0d0e1");
+	ASSERT_EQ(0, system(cmd));
+	EXPECT_EQ(-ENOENT, ko_cache_load(dir, secmap_snapshot_module(snap, 2), &got));
+	/* Another section list (a name changed) or version: a miss. */
+	poke(entry, st.st_size - 2, "X", 1);
+	EXPECT_EQ(-ENOENT, ko_cache_load(dir, secmap_snapshot_module(snap, 0), &got));
+	ASSERT_EQ(0, ko_cache_store(dir, secmap_snapshot_module(snap, 0), &ko));
+	poke(entry, 8, "\x01", 1);
+	EXPECT_EQ(-ENOENT, ko_cache_load(dir, secmap_snapshot_module(snap, 0), &got));
+	/* Cut anywhere: a miss. */
+	for (i = 0; i < (size_t)st.st_size; i += 7) {
+		ASSERT_EQ(0, ko_cache_store(dir, secmap_snapshot_module(snap, 0), &ko));
+		ASSERT_EQ(0, truncate(entry, (off_t)i));
+		EXPECT_EQ(-ENOENT, ko_cache_load(dir, secmap_snapshot_module(snap, 0), &got))
+			TH_LOG("cut at %zu", i);
+	}
 	free(entry);
 
-	/* Not UTF-8: no entry rather than one that names another section. */
-	ko.secs = ks + 2;
-	EXPECT_EQ(-EILSEQ, ko_cache_store(dir, secmap_snapshot_module(snap, 1), &ko));
-	EXPECT_EQ(-ENOENT, ko_cache_load(dir, secmap_snapshot_module(snap, 1), &got));
-
 	/*
-	 * The listing a dump takes once: the stored module is in it, the one
-	 * refused is not, a writer's temporary file is no entry; a directory
-	 * not made yet lists nothing, and no listing at all means "ask".
+	 * The listing a dump takes once: the stored modules are in it, one
+	 * without an entry is not, a writer's temporary file is no entry; a
+	 * directory not made yet lists nothing, and no listing at all means
+	 * "ask".
 	 */
-	snprintf(cmd, sizeof(cmd), "touch '%s/.x.json'", dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mv 9c0100ff102030405060708090a0b0c0d0e1.kotab "
+		 ".9c0100ff102030405060708090a0b0c0d0e1.kotab", dir);
 	ASSERT_EQ(0, system(cmd));
 	listing = ko_cache_list(dir);
 	ASSERT_NE(NULL, listing);
 	EXPECT_TRUE(ko_cache_listed(listing, secmap_snapshot_module(snap, 0)));
-	EXPECT_FALSE(ko_cache_listed(listing, secmap_snapshot_module(snap, 1)));
+	EXPECT_TRUE(ko_cache_listed(listing, secmap_snapshot_module(snap, 1)));
+	EXPECT_FALSE(ko_cache_listed(listing, secmap_snapshot_module(snap, 2)));
 	ko_cache_listing_free(listing);
 	ASSERT_LE(0, asprintf(&entry, "%s/not-made-yet", dir));
 	listing = ko_cache_list(entry);
@@ -890,7 +920,7 @@ TEST(ko_cache_entry_round_trip)
 	EXPECT_FALSE(ko_cache_listed(listing, secmap_snapshot_module(snap, 0)));
 	ko_cache_listing_free(listing);
 	free(entry);
-	EXPECT_TRUE(ko_cache_listed(NULL, secmap_snapshot_module(snap, 1)));
+	EXPECT_TRUE(ko_cache_listed(NULL, secmap_snapshot_module(snap, 2)));
 	snprintf(cmd, sizeof(cmd), "rm -r '%s'", dir);
 	EXPECT_EQ(0, system(cmd));
 	secmap_snapshot_free(snap);

@@ -1623,6 +1623,24 @@ static bool same_as_ko(const struct dump_ko *got, const char *ko_path, const cha
 	return same;
 }
 
+/*
+ * Ways to spoil a .ko cache entry (cli/ko_cache.c's layout: the header's
+ * version at byte 8, section count at 12, reserved word at 28, build-id
+ * at 32, the first row's "found" word at 124); each "%s" is the entry.
+ */
+static const char *const cache_spoilers[] = {
+	"truncate -s 40 %s",						/* truncated */
+	"printf 'not a table' | dd of=%s conv=notrunc status=none",	/* corrupt */
+	"printf '\\003' | dd of=%s bs=1 seek=8 conv=notrunc status=none",	/* another version */
+	"printf '\\377' | dd of=%s bs=1 seek=12 conv=notrunc status=none",	/* another count */
+	"printf '\\001' | dd of=%s bs=1 seek=28 conv=notrunc status=none",	/* reserved set */
+	"printf '\\377' | dd of=%s bs=1 seek=32 conv=notrunc status=none",	/* another build's */
+	"printf '\\002' | dd of=%s bs=1 seek=124 conv=notrunc status=none",	/* a bad flag */
+	"sed -i 's/\\.text\\.unlikely/.text.unlikelz/' %s",		/* a section missing */
+	"printf x >> %s",						/* trailing bytes */
+	": > %s",							/* empty */
+};
+
 TEST_F(ko, cache_filled_then_used_without_the_file)
 {
 	struct secmap_ko_search s = { .release = "r", .modules_root = self->dir,
@@ -1635,7 +1653,7 @@ TEST_F(ko, cache_filled_then_used_without_the_file)
 			 "echo kernel/fixture.ko.xz: > %s/r/modules.dep",
 			 self->dir, self->xz, self->dir, self->dir));
 	ko_path = path_in(self->dir, "r/kernel/fixture.ko.xz");
-	ASSERT_EQ(0, asprintf(&entry, "%s/%s.json", cache, self->id_hex) < 0);
+	ASSERT_EQ(0, asprintf(&entry, "%s/%s.kotab", cache, self->id_hex) < 0);
 	snap = fake_snapshot("fixture", self->id, self->id_len, 0);
 	ASSERT_NE(NULL, snap);
 
@@ -1682,15 +1700,6 @@ TEST_F(ko, cache_filled_then_used_without_the_file)
  */
 TEST_F(ko, cache_bad_entries_ignored_and_rebuilt)
 {
-	static const char *const spoil[] = {
-		"truncate -s 40 %s",					/* truncated */
-		"printf 'not json' > %s",				/* corrupt */
-		"sed -i 's/\"version\":1/\"version\":2/' %s",		/* another version */
-		"sed -i 's/\"build_id\":\"[0-9a-f]/&0/' %s",		/* another build-id */
-		"sed -i 's/\"\\.text\\.unlikely\"/\".other\"/' %s",	/* a section missing */
-		"sed -i 's/\"size\":[0-9]*/\"size\":-1/' %s",		/* a bad number */
-		": > %s",						/* empty */
-	};
 	const char *paths[2] = { NULL, NULL };
 	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
 				      .buildid_cache = "" };
@@ -1703,7 +1712,7 @@ TEST_F(ko, cache_bad_entries_ignored_and_rebuilt)
 	ASSERT_EQ(0, run("mkdir %s && cp %s %s/", kos, self->gz, kos));
 	paths[0] = kos;
 	s.paths = paths;
-	ASSERT_EQ(0, asprintf(&entry, "%s/%s.json", cache, self->id_hex) < 0);
+	ASSERT_EQ(0, asprintf(&entry, "%s/%s.kotab", cache, self->id_hex) < 0);
 	snap = fake_snapshot("fixture", self->id, self->id_len, 0);
 	ASSERT_NE(NULL, snap);
 	/* --ko-path is not read from the cache, but it fills it. */
@@ -1712,10 +1721,10 @@ TEST_F(ko, cache_bad_entries_ignored_and_rebuilt)
 	resolve_free(&out, 1);
 	ASSERT_EQ(0, read_whole(entry, (uint8_t **)&good, &good_len));
 
-	for (i = 0; i < sizeof(spoil) / sizeof(spoil[0]); i++) {
+	for (i = 0; i < sizeof(cache_spoilers) / sizeof(cache_spoilers[0]); i++) {
 		struct dump_ko got;
 
-		ASSERT_EQ(0, run(spoil[i], entry));
+		ASSERT_EQ(0, run(cache_spoilers[i], entry));
 		ASSERT_EQ(0, read_whole(entry, (uint8_t **)&now, &now_len));
 		EXPECT_TRUE(now_len != good_len || memcmp(now, good, now_len))
 			TH_LOG("spoiler %zu changed nothing", i);
@@ -1745,7 +1754,7 @@ TEST_F(ko, cache_bad_entries_ignored_and_rebuilt)
 		EXPECT_EQ(SECMAP_EXIT_OK, out.ret);
 		EXPECT_NE(NULL, out.kos[0].path);
 		resolve_free(&out, 1);
-		EXPECT_NE(0, run("test -e %s/%s.json", other_cache, self->id_hex));
+		EXPECT_NE(0, run("test -e %s/%s.kotab", other_cache, self->id_hex));
 		free(other_cache);
 		free(stripped);
 	}
@@ -1892,14 +1901,6 @@ static bool file_is(const char *path, const char *want, size_t want_len)
  */
 TEST_F(ko, record_shares_the_cache)
 {
-	static const char *const spoil[] = {
-		"truncate -s 40 %s",					/* truncated */
-		"printf 'not json' > %s",				/* corrupt */
-		"sed -i 's/\"version\":1/\"version\":2/' %s",		/* another version */
-		"sed -i 's/\"build_id\":\"[0-9a-f]/&0/' %s",		/* another build's */
-		"sed -i 's/\"\\.text\\.unlikely\"/\".other\"/' %s",	/* a section missing */
-		"sed -i 's/\"size\":[0-9]*/\"size\":-1/' %s",		/* a bad number */
-	};
 	struct secmap_ko_search s = { .release = "r", .modules_root = self->dir,
 				      .debug_root = "", .buildid_cache = "" };
 	char *xdg = path_in(self->dir, "xdg"), *cache = path_in(self->dir, "xdg/secmap/ko");
@@ -1916,8 +1917,8 @@ TEST_F(ko, record_shares_the_cache)
 			 "echo kernel/fixture.ko.xz: > %s/r/modules.dep",
 			 self->dir, self->xz, self->dir, self->dir));
 	ko_path = path_in(self->dir, "r/kernel/fixture.ko.xz");
-	ASSERT_EQ(0, asprintf(&entry, "%s/%s.json", cache, self->id_hex) < 0);
-	ASSERT_EQ(0, asprintf(&dump_entry, "%s/%s.json", dump_cache, self->id_hex) < 0);
+	ASSERT_EQ(0, asprintf(&entry, "%s/%s.kotab", cache, self->id_hex) < 0);
+	ASSERT_EQ(0, asprintf(&dump_entry, "%s/%s.kotab", dump_cache, self->id_hex) < 0);
 	ASSERT_EQ(0, setenv("XDG_CACHE_HOME", xdg, 1));
 	snap = fake_snapshot("fixture", self->id, self->id_len, 0);
 	ASSERT_NE(NULL, snap);
@@ -1955,8 +1956,8 @@ TEST_F(ko, record_shares_the_cache)
 	 * Entries that fail the cache's checks: never used (no .ko, no
 	 * table), and with the .ko back, read from it and written anew.
 	 */
-	for (i = 0; i < sizeof(spoil) / sizeof(spoil[0]); i++) {
-		ASSERT_EQ(0, run(spoil[i], entry));
+	for (i = 0; i < sizeof(cache_spoilers) / sizeof(cache_spoilers[0]); i++) {
+		ASSERT_EQ(0, run(cache_spoilers[i], entry));
 		EXPECT_FALSE(file_is(entry, good, good_len)) TH_LOG("spoiler %zu changed nothing", i);
 		EXPECT_FALSE(record_same_as_ko(secmap_snapshot_module(snap, 0), &s, self->ko,
 					       &cached, &opened)) TH_LOG("spoiled entry %zu used", i);
@@ -1993,7 +1994,7 @@ TEST_F(ko, record_shares_the_cache)
 	EXPECT_EQ(1, opened);
 	EXPECT_NE(0, run("test -e %s", cache));
 	/* A build-id's entry copied under another's name: not used. */
-	ASSERT_EQ(0, run("mkdir -p %s && cp %s %s/5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a.json",
+	ASSERT_EQ(0, run("mkdir -p %s && cp %s %s/5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a.kotab",
 			 cache, dump_entry, cache));
 	ASSERT_EQ(0, run("mv %s %s.away", ko_path, ko_path));
 	EXPECT_FALSE(record_same_as_ko(secmap_snapshot_module(other_snap, 0), &s, self->ko,
