@@ -102,23 +102,36 @@ done
 cp "$build/kernels/$tag/"*.ko "$root/lib/modules/secmap/"
 rm "$root/lib/modules/secmap/secmap_bench_0000.ko"
 if [ "$mode" = bench ]; then
-	# Clones of one small module, renamed in place (same length: no offset moves).
-	mkdir -p "$root/lib/modules/bench" "$root/bench"
+	# Clones of one small module, renamed in place (same length: no offset
+	# moves), each with a build-id of its own, installed as a driver package
+	# installs modules (in the release's tree, listed in modules.dep): perf
+	# and secmap find their .ko as on a real machine. (perf copies all of
+	# /proc/kallsyms into its build-id cache for each module whose .ko it
+	# cannot find: 1000 such modules filled the VM's memory with 7.9 GB.)
+	mkdir -p "$root/lib/modules/$release/extra/bench" "$root/bench"
 	strip --strip-debug -o "$vm/bench_template.ko" "$build/kernels/$tag/secmap_bench_0000.ko"
-	python3 - "$vm/bench_template.ko" "$root/lib/modules/bench" "${SECMAP_BENCH_MODULES:-1000}" <<'PY'
-import sys
-template, outdir, count = open(sys.argv[1], "rb").read(), sys.argv[2], int(sys.argv[3])
-assert template.count(b"secmap_bench_0000") >= 2, "module name not found in template"
-for i in range(1, count + 1):
-    name = b"secmap_bench_%04d" % i
-    with open(f"{outdir}/{name.decode()}.ko", "wb") as f:
-        f.write(template.replace(b"secmap_bench_0000", name))
-PY
-	cp "$build/guest/bench/"{bench,bench_noop,record_bench.sh} "$root/bench/"
 	# The whole modules.dep, as installed, rather than the tests' few lines:
 	# secmap dump reads it to find .ko files, and should pay what it pays
 	# on a real system. Entries for modules not copied in are never opened.
 	cp "$moddir/modules.dep" "$root/lib/modules/$release/modules.dep"
+	python3 - "$vm/bench_template.ko" "$root/lib/modules/$release" "${SECMAP_BENCH_MODULES:-1000}" <<'PY'
+import hashlib, sys
+template, tree, count = open(sys.argv[1], "rb").read(), sys.argv[2], int(sys.argv[3])
+assert template.count(b"secmap_bench_0000") >= 2, "module name not found in template"
+# Elf64_Nhdr (namesz 4, descsz 20, NT_GNU_BUILD_ID) "GNU\0", then the id.
+note = (4).to_bytes(4, "little") + (20).to_bytes(4, "little") + (3).to_bytes(4, "little") + b"GNU\0"
+assert template.count(note) == 1, "one 20-byte GNU build-id note expected in template"
+at = template.index(note) + len(note)
+with open(f"{tree}/modules.dep", "a") as dep:
+    for i in range(1, count + 1):
+        name = b"secmap_bench_%04d" % i
+        clone = template.replace(b"secmap_bench_0000", name)
+        clone = clone[:at] + hashlib.sha1(name).digest() + clone[at + 20:]
+        with open(f"{tree}/extra/bench/{name.decode()}.ko", "wb") as f:
+            f.write(clone)
+        dep.write(f"extra/bench/{name.decode()}.ko:\n")
+PY
+	cp "$build/guest/bench/"{bench,bench_noop,record_bench.sh} "$root/bench/"
 fi
 # /init sends /out with busybox's tar, base64 and stty.
 # The list is read whole first: grep -q exits at its match, and busybox,

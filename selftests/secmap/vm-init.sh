@@ -99,7 +99,7 @@ bench)
 	/bench/bench >&3 2>&3
 	/bench/bench "0 extra" 9 >&3 2>&3
 	n=0
-	for ko in /lib/modules/bench/*.ko; do
+	for ko in /lib/modules/$(uname -r)/extra/bench/*.ko; do
 		insmod "$ko" || say "# insmod $ko failed"
 		n=$((n + 1))
 		case $n in
