@@ -29,9 +29,16 @@ check "sbin/secmap is executable" test -x "$p/sbin/secmap"
 check "lib/libsecmap.so.0" test -f "$p/lib/libsecmap.so.0"
 check "lib/libsecmap.so -> libsecmap.so.0" test "$(readlink "$p/lib/libsecmap.so")" = libsecmap.so.0
 check "lib/libsecmap.a" test -f "$p/lib/libsecmap.a"
-check "include/secmap.h" cmp -s "$top/user/include/secmap.h" "$p/include/secmap.h"
-check "include/linux/secmap.h (uapi)" cmp -s "$top/uapi/linux/secmap.h" "$p/include/linux/secmap.h"
-check "include/linux/secmap_record.h (uapi)" cmp -s "$top/uapi/linux/secmap_record.h" "$p/include/linux/secmap_record.h"
+check "include/secmap/secmap.h" cmp -s "$top/user/include/secmap.h" "$p/include/secmap/secmap.h"
+check "include/secmap/linux/secmap.h (uapi)" \
+	cmp -s "$top/uapi/linux/secmap.h" "$p/include/secmap/linux/secmap.h"
+check "include/secmap/linux/secmap_record.h (uapi)" \
+	cmp -s "$top/uapi/linux/secmap_record.h" "$p/include/secmap/linux/secmap_record.h"
+# linux-libc-dev owns include/linux/: nothing of ours goes there.
+check "nothing in include/linux/ or include/ itself" \
+	test -z "$(find "$p/include" -maxdepth 1 ! -type d -print; ls -A "$p/include/linux" 2>/dev/null)"
+check "lib/pkgconfig/libsecmap.pc at version $version" \
+	env PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --exact-version="$version" libsecmap
 for page in secmap secmap-dump secmap-info secmap-monitor; do
 	check "share/man/man8/$page.8 is roff" grep -q '^\.TH' "$p/share/man/man8/$page.8"
 done
@@ -49,7 +56,7 @@ check "installed secmap --version" sh -c "'$p/sbin/secmap' --version | grep -q '
 cat >"$tmp/prog.c" <<'C'
 #include <errno.h>
 #include <stdio.h>
-#include <secmap.h>
+#include <secmap/secmap.h>
 
 int main(void)
 {
@@ -63,6 +70,15 @@ C
 check "program builds against installed header and libsecmap.so" \
 	"${CC:-cc}" -Wall -Werror -I"$p/include" -o "$tmp/prog" "$tmp/prog.c" -L"$p/lib" -lsecmap
 check "and runs" env LD_LIBRARY_PATH="$p/lib" "$tmp/prog"
+# The same through pkg-config (its paths moved under DESTDIR), and static.
+pc() { PKG_CONFIG_PATH="$p/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest" pkg-config "$@" libsecmap; }
+check "program builds with pkg-config --cflags --libs libsecmap" \
+	sh -c "${CC:-cc} -Wall -Werror $(pc --cflags) -o '$tmp/prog-pc' '$tmp/prog.c' $(pc --libs)"
+check "and runs" env LD_LIBRARY_PATH="$p/lib" "$tmp/prog-pc"
+check "program links libsecmap.a with pkg-config --static --libs" \
+	sh -c "${CC:-cc} -Wall -Werror $(pc --cflags) -o '$tmp/prog-static' '$tmp/prog.c' \
+		'$p/lib/libsecmap.a' $(pc --static --libs | sed 's/-lsecmap//')"
+check "and runs without libsecmap.so" sh -c "! ldd '$tmp/prog-static' | grep -q libsecmap && '$tmp/prog-static'"
 
 s=$dest/usr/src/secmap-$version
 check "DKMS tree usr/src/secmap-$version/dkms.conf" cmp -s "$top/dkms.conf" "$s/dkms.conf"

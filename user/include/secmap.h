@@ -14,10 +14,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The uapi headers, shared with secmap.ko. Quoted: installed, they sit
+ * beside this header in include/secmap/linux/, out of the linux-libc-dev
+ * headers' include/linux/; in the source tree, -I uapi finds them.
+ */
 /* enum secmap_module_state, secmap_region_type, secmap_section_flags, ... */
-#include <linux/secmap.h>
+#include "linux/secmap.h"
 /* struct secmap_file_header, enum secmap_rec_type, SECMAP_MAP_F_*, ... */
-#include <linux/secmap_record.h>
+#include "linux/secmap_record.h"
 
 #ifdef __cplusplus
 extern "C" {
