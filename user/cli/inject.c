@@ -8,7 +8,6 @@
  * recording goes at the end of the file, after everything perf reads, for
  * secmap report, script and resolve. --strip gives back the file perf wrote.
  */
-#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -21,8 +20,6 @@
 
 #include "json_out.h"
 #include "secmap_cli.h"
-
-#define PERF_HEADER_SIZE 104
 
 static void inject_usage(FILE *f)
 {
@@ -59,14 +56,6 @@ static void inject_usage(FILE *f)
 		bin_name, bin_name);
 }
 
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le64toh(v);
-}
-
 /* @size bytes at @off, all of them; false on a short file or an error. */
 static bool read_at(int fd, void *buf, size_t size, uint64_t off)
 {
@@ -74,112 +63,18 @@ static bool read_at(int fd, void *buf, size_t size, uint64_t off)
 }
 
 /*
- * libsecmap says only that the header, data or feature table is corrupt
- * (-EBADMSG): read them again to tell which, in the order the library
- * checks them. NULL if nothing more specific is found.
+ * What is wrong with the perf.data input, given libsecmap's @err (the
+ * library's reason, from the parser that refused it); NULL when @err is
+ * not about its contents (a rename() over a directory fails with EISDIR
+ * too: that one is the output's).
  */
-static const char *perf_data_corruption(int fd, char *msg, size_t size)
+static const char *perf_data_problem(int err)
 {
-	uint64_t data_off, data_size, data_end, file_size, off, len, bits[4];
-	uint8_t hdr[PERF_HEADER_SIZE], ent[16];
-	unsigned int bit, nr = 0, i;
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
+	if (err == -EEXIST)
+		return recording_strerror(err);
+	if (err != -EISDIR && err != -EBADMSG && err != -EINVAL && err != -ENOTSUP)
 		return NULL;
-	file_size = (uint64_t)st.st_size;
-	if (file_size < PERF_HEADER_SIZE) {
-		snprintf(msg, size, "truncated (file header: %llu of %d bytes)",
-			 (unsigned long long)file_size, PERF_HEADER_SIZE);
-		return msg;
-	}
-	if (!read_at(fd, hdr, sizeof(hdr), 0))
-		return NULL;
-	if (get64(hdr + 8) != PERF_HEADER_SIZE)
-		return "corrupt file header (header size field)";
-	data_off = get64(hdr + 40);
-	data_size = get64(hdr + 48);
-	if (data_off < PERF_HEADER_SIZE || data_off > file_size)
-		return "corrupt file header (data offset)";
-	if (data_size > file_size - data_off)
-		return "truncated (data section ends past end of file)";
-	if (!data_size)
-		return "data size is 0: perf record did not finish (was it killed?)";
-	data_end = data_off + data_size;
-	for (i = 0; i < 4; i++)
-		bits[i] = get64(hdr + 72 + 8 * i);
-	for (bit = 0; bit < 256; bit++)
-		nr += bits[bit / 64] >> (bit % 64) & 1;
-	if (file_size - data_end < 16ULL * nr)
-		return "truncated (feature table ends past end of file)";
-	for (bit = 0, i = 0; bit < 256; bit++) {
-		if (!(bits[bit / 64] >> (bit % 64) & 1))
-			continue;
-		if (!read_at(fd, ent, sizeof(ent), data_end + 16ULL * i++))
-			return NULL;
-		off = get64(ent);
-		len = get64(ent + 8);
-		if (off < data_end)
-			snprintf(msg, size, "feature section %u starts before the end of the data",
-				 bit);
-		else if (off > file_size || len > file_size - off)
-			snprintf(msg, size, "truncated (feature section %u ends past end of file)",
-				 bit);
-		else if (len && off < data_end + 16ULL * nr)
-			snprintf(msg, size, "corrupt feature table (section %u overlaps it)", bit);
-		else
-			continue;
-		return msg;
-	}
-	return "corrupt attrs section (events' attributes or ids out of place)";
-}
-
-/*
- * What is wrong with the perf.data @path, given libsecmap's @err; NULL when
- * @err is not about its contents (it may then be about the output).
- */
-static const char *perf_data_problem(const char *path, int err, char *msg, size_t size)
-{
-	const char *what = NULL;
-	uint8_t hdr[16] = { 0 };	/* magic and header size */
-	struct stat st;
-	int fd;
-
-	if (err != -EISDIR && err != -EEXIST && err != -EBADMSG && err != -EINVAL &&
-	    err != -ENOTSUP)
-		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return NULL;
-	}
-	/* rename() over a directory fails with EISDIR too: only the input's counts. */
-	if (err == -EISDIR) {
-		what = S_ISDIR(st.st_mode) ? "is a directory (perf record --threads writes one: "
-					     "not supported, record without --threads)" : NULL;
-	} else if (err == -EEXIST) {
-		what = recording_strerror(err);
-	} else if (!S_ISREG(st.st_mode)) {
-		what = "not a regular file";
-	} else if (err == -EBADMSG) {
-		what = perf_data_corruption(fd, msg, size) ?: "truncated or corrupt";
-	} else if (err == -EINVAL) {
-		what = "not a perf.data file (no PERFILE2 magic)";
-	} else if (pread(fd, hdr, sizeof(hdr), 0) < 8) {
-		what = NULL;
-	} else if (!memcmp(hdr, "2ELIFREP", 8)) {
-		what = "perf.data from a machine of the other byte order is not supported";
-	} else if (!memcmp(hdr, "PERFFILE", 8) || !memcmp(hdr, "ELIFFREP", 8)) {
-		what = "perf.data of the first format (magic PERFFILE) is not supported";
-	} else if (get64(hdr + 8) == 16) {
-		what = "pipe-mode perf.data cannot carry feature sections; record with -o FILE";
-	} else if (get64(hdr + 8) == 72) {
-		what = "perf.data of an early format without feature sections is not supported";
-	}
-	close(fd);
-	return what;
+	return secmap_error_reason(err) ?: err == -EBADMSG ? "truncated or corrupt" : NULL;
 }
 
 /*
@@ -292,7 +187,6 @@ static bool is_format_error(int err)
 /* Read, check and report the recording at @map_path; an exit code. */
 static int load_recording(const char *map_path, void **buf, size_t *len)
 {
-	char msg[160];
 	const char *what;
 	bool from_perf;
 	int err, checked = 0;
@@ -300,7 +194,7 @@ static int load_recording(const char *map_path, void **buf, size_t *len)
 	err = read_recording(map_path, buf, len, &from_perf, &checked);
 	if (from_perf && err) {
 		what = err == -ENODATA || err == -ESTALE || err == -ENOLINK || err == -EFBIG ?
-			recording_strerror(err) : perf_data_problem(map_path, err, msg, sizeof(msg));
+			recording_strerror(err) : perf_data_problem(err);
 		p_err("%s: %s", map_path, what ?: strerror(-err));
 		return is_format_error(err) ? SECMAP_EXIT_BAD_INPUT : SECMAP_EXIT_FAILURE;
 	}
@@ -338,7 +232,6 @@ static int load_recording(const char *map_path, void **buf, size_t *len)
 static int report_inject_error(const struct inject_args *args, const char *out_path, int err)
 {
 	const char *in_path = args->input;
-	char msg[160];
 	const char *what = NULL;
 	int fd;
 
@@ -346,7 +239,7 @@ static int report_inject_error(const struct inject_args *args, const char *out_p
 		p_err("%s: %s", in_path, recording_strerror(err));
 		return SECMAP_EXIT_BAD_INPUT;
 	}
-	what = perf_data_problem(in_path, err, msg, sizeof(msg));
+	what = perf_data_problem(err);
 	/* A file of a kind this reader takes, whose records cannot be ordered. */
 	if (!what && err == -ENOTSUP && args->maps)
 		what = "cannot place module maps for perf: the records must carry times "

@@ -185,9 +185,16 @@ static void show_text(FILE *f, const struct secmap_record *rec, const char *bid)
 	}
 }
 
-/* One line's worth of error for each way a recording can be unreadable. */
+/*
+ * One line's worth of error for each way a recording can be unreadable:
+ * the library's reason when the call that failed gave one.
+ */
 const char *recording_strerror(int err)
 {
+	const char *why = secmap_error_reason(err);
+
+	if (why)
+		return why;
 	switch (-err) {
 	case EINVAL:
 		return "not a secmap recording or perf.data file";

@@ -828,6 +828,16 @@ void secmap_output_remove_temporaries(void);
 /* A static string describing a negative return value of this library. */
 const char *secmap_strerror(int err);
 
+/*
+ * Why this thread's last call that refused a file's contents with @err
+ * refused it, in a few words ("truncated (feature section 3 ends past end
+ * of file)"): more precise than secmap_strerror(@err). NULL when that call
+ * had nothing to add, or failed with another error. Every call that reads
+ * a perf.data file's header (the readers, inject, strip) sets or clears
+ * it. Valid until this thread's next such call.
+ */
+const char *secmap_error_reason(int err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -150,6 +150,14 @@ static inline void put64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
+/*
+ * secmap_error_reason(): libsecmap_reason() sets this thread's reason for
+ * @err (a negative errno, returned) from a printf format; parsers clear it
+ * where they start, so that a reason never outlives its call.
+ */
+int libsecmap_reason(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void libsecmap_reason_clear(void);
+
 /* Every failure path returns -err and leaves err in errno, as the API promises. */
 static inline int libsecmap_err(int err)
 {

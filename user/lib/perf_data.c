@@ -303,8 +303,8 @@ static int load_events(struct secmap_perf_data *pd, int fd, const struct libsecm
 	uint8_t *buf;
 	int err;
 
-	if (!pf->nr_attrs)
-		return -EBADMSG;	/* no event: no sample could be decoded */
+	if (!pf->nr_attrs)	/* no event: no sample could be decoded */
+		return libsecmap_reason(-EBADMSG, "no event in the attrs section");
 	pd->events = calloc(pf->nr_attrs, sizeof(*pd->events));
 	if (!pd->events)
 		return -ENOMEM;
@@ -348,7 +348,8 @@ static int load_events(struct secmap_perf_data *pd, int fd, const struct libsecm
 	/* One id naming two events would make samples ambiguous. */
 	for (k = 1; k < total; k++)
 		if (pd->ids[k].id == pd->ids[k - 1].id && pd->ids[k].event != pd->ids[k - 1].event)
-			return -EBADMSG;
+			return libsecmap_reason(-EBADMSG, "two events have the sample id %llu",
+						(unsigned long long)pd->ids[k].id);
 
 	/*
 	 * perf refuses the same: every event must say whether other records
@@ -394,7 +395,7 @@ static int load_names(struct secmap_perf_data *pd, int fd, const struct libsecma
 	if (r.size > EVENT_DESC_MAX)
 		return -EFBIG;
 	if (r.size < 8)
-		return -EBADMSG;
+		return libsecmap_reason(-EBADMSG, "corrupt event description feature section");
 	buf = malloc(r.size);
 	if (!buf)
 		return -ENOMEM;
@@ -523,6 +524,7 @@ SECMAP_EXPORT int secmap_perf_data_open(const char *path, struct secmap_perf_dat
 {
 	int fd, err;
 
+	libsecmap_reason_clear();
 	if (!path || !pdp)
 		return libsecmap_err(-EINVAL);
 	*pdp = NULL;

@@ -220,6 +220,7 @@ SECMAP_EXPORT int secmap_perf_read_recording(const char *path, void **data, size
 	void *buf;
 	int fd, err;
 
+	libsecmap_reason_clear();
 	if (!path || !data || !len)
 		return libsecmap_err(-EINVAL);
 	*data = NULL;
@@ -556,6 +557,7 @@ SECMAP_EXPORT int secmap_perf_inject_ext(const char *in_path, const char *out_pa
 	struct stat st;
 	int err;
 
+	libsecmap_reason_clear();
 	if (!in_path || !out_path || !*out_path || !data || len < sizeof(SECMAP_FILE_MAGIC) - 1 ||
 	    memcmp(data, SECMAP_FILE_MAGIC, sizeof(SECMAP_FILE_MAGIC) - 1) ||
 	    (opts && opts->sz < sizeof(size_t)) || (stats && stats->sz < sizeof(size_t)))
@@ -614,6 +616,7 @@ SECMAP_EXPORT int secmap_perf_strip(const char *in_path, const char *out_path)
 	struct stat st;
 	int err;
 
+	libsecmap_reason_clear();
 	if (!in_path || !out_path || !*out_path)
 		return libsecmap_err(-EINVAL);
 	c.in = open_perf_file(in_path, &pf, &st, &e);

@@ -185,6 +185,12 @@ void libsecmap_perf_file_release(struct libsecmap_perf_file *pf)
 	pf->ids_pos = NULL;
 }
 
+static int attrs_corrupt(void)
+{
+	return libsecmap_reason(-EBADMSG, "corrupt attrs section (events' attributes or ids "
+				"out of place)");
+}
+
 int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf)
 {
 	uint8_t table[LIBSECMAP_PERF_FEAT_BITS * 16];
@@ -196,33 +202,46 @@ int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf)
 	int err;
 
 	memset(pf, 0, sizeof(*pf));
+	libsecmap_reason_clear();
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
+		return libsecmap_reason(-EISDIR, "is a directory (perf record --threads writes "
+					"one: not supported, record without --threads)");
+	/* FIFOs, devices: no seeking back and forth. */
 	if (!S_ISREG(st.st_mode))
-		return -EINVAL;	/* FIFOs, devices: no seeking back and forth */
+		return libsecmap_reason(-EINVAL, "not a regular file");
 	pf->file_size = (uint64_t)st.st_size;
 
 	len = pf->file_size < LIBSECMAP_PERF_HEADER_SIZE ? (size_t)pf->file_size : LIBSECMAP_PERF_HEADER_SIZE;
 	err = libsecmap_pread_all(fd, pf->header, len, 0);
 	if (err)
 		return err;
-	if (len < 8)
-		return -EINVAL;
-	if (!memcmp(pf->header, PERF_MAGIC_SWAPPED, 8) || !memcmp(pf->header, PERF_MAGIC_V1, 8) ||
-	    !memcmp(pf->header, PERF_MAGIC_V1_SWAPPED, 8))
-		return -ENOTSUP;
-	if (memcmp(pf->header, PERF_MAGIC, 8))
-		return -EINVAL;
+	if (!memcmp(pf->header, PERF_MAGIC_SWAPPED, 8) && len >= 8)
+		return libsecmap_reason(-ENOTSUP, "perf.data from a machine of the other byte "
+					"order is not supported");
+	if ((!memcmp(pf->header, PERF_MAGIC_V1, 8) || !memcmp(pf->header, PERF_MAGIC_V1_SWAPPED, 8)) &&
+	    len >= 8)
+		return libsecmap_reason(-ENOTSUP, "perf.data of the first format (magic PERFFILE) "
+					"is not supported");
+	if (len < 8 || memcmp(pf->header, PERF_MAGIC, 8))
+		return libsecmap_reason(-EINVAL, "not a perf.data file (no PERFILE2 magic)");
 	if (len < HDR_SIZE + 8)
-		return -EBADMSG;
+		return libsecmap_reason(-EBADMSG, "truncated (file header: %zu of %d bytes)", len,
+					LIBSECMAP_PERF_HEADER_SIZE);
 	sz = get64(pf->header + HDR_SIZE);
 	/* A pipe-mode stream saved to a file, or a header from before features. */
-	if (sz == PERF_PIPE_HEADER_SIZE || sz == PERF_OLD_HEADER_SIZE)
-		return -ENOTSUP;
-	if (sz != LIBSECMAP_PERF_HEADER_SIZE || len < LIBSECMAP_PERF_HEADER_SIZE)
-		return -EBADMSG;
+	if (sz == PERF_PIPE_HEADER_SIZE)
+		return libsecmap_reason(-ENOTSUP, "pipe-mode perf.data is not supported (it "
+					"cannot carry feature sections); record with -o FILE");
+	if (sz == PERF_OLD_HEADER_SIZE)
+		return libsecmap_reason(-ENOTSUP, "perf.data of an early format without feature "
+					"sections is not supported");
+	if (sz != LIBSECMAP_PERF_HEADER_SIZE)
+		return libsecmap_reason(-EBADMSG, "corrupt file header (header size field)");
+	if (len < LIBSECMAP_PERF_HEADER_SIZE)
+		return libsecmap_reason(-EBADMSG, "truncated (file header: %zu of %d bytes)", len,
+					LIBSECMAP_PERF_HEADER_SIZE);
 
 	attr_size = get64(pf->header + HDR_ATTR_SIZE);
 	pf->attrs = get_range(pf->header + HDR_ATTRS);
@@ -236,20 +255,25 @@ int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf)
 	 * record that was killed, whose records run to the end of the file
 	 * with no feature table after them.
 	 */
-	if (!range_within(data, LIBSECMAP_PERF_HEADER_SIZE, pf->file_size) || !data.size)
-		return -EBADMSG;
+	if (data.offset < LIBSECMAP_PERF_HEADER_SIZE || data.offset > pf->file_size)
+		return libsecmap_reason(-EBADMSG, "corrupt file header (data offset)");
+	if (data.size > pf->file_size - data.offset)
+		return libsecmap_reason(-EBADMSG, "truncated (data section ends past end of file)");
+	if (!data.size)
+		return libsecmap_reason(-EBADMSG, "data size is 0: perf record did not finish "
+					"(was it killed?)");
 	pf->data = data;
 	pf->data_end = data.offset + data.size;
 	/* As perf checks: attrs after the header, not overlapping the data. */
 	if (!attr_size || !range_within(pf->attrs, LIBSECMAP_PERF_HEADER_SIZE, pf->file_size) ||
 	    (pf->attrs.size && pf->attrs.offset < pf->data_end &&
 	     pf->attrs.offset + pf->attrs.size > data.offset))
-		return -EBADMSG;
+		return attrs_corrupt();
 
 	for (bit = 0; bit < LIBSECMAP_PERF_FEAT_BITS; bit++)
 		nr += libsecmap_feat_test(pf->features, bit);
 	if (pf->file_size - pf->data_end < 16ULL * nr)
-		return -EBADMSG;
+		return libsecmap_reason(-EBADMSG, "truncated (feature table ends past end of file)");
 	pf->table_end = pf->data_end + 16ULL * nr;
 	err = libsecmap_pread_all(fd, table, 16ULL * nr, pf->data_end);
 	if (err)
@@ -259,9 +283,15 @@ int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf)
 			continue;
 		pf->feat[bit] = get_range(table + 16 * i++);
 		/* Sections come after the data; one inside it could not be moved. */
-		if (!range_within(pf->feat[bit], pf->data_end, pf->file_size) ||
-		    (pf->feat[bit].size && pf->feat[bit].offset < pf->table_end))
-			return -EBADMSG;
+		if (pf->feat[bit].offset < pf->data_end)
+			return libsecmap_reason(-EBADMSG, "feature section %u starts before the "
+						"end of the data", bit);
+		if (!range_within(pf->feat[bit], pf->data_end, pf->file_size))
+			return libsecmap_reason(-EBADMSG, "truncated (feature section %u ends past "
+						"end of file)", bit);
+		if (pf->feat[bit].size && pf->feat[bit].offset < pf->table_end)
+			return libsecmap_reason(-EBADMSG, "corrupt feature table (section %u "
+						"overlaps it)", bit);
 	}
 
 	/*
@@ -270,14 +300,16 @@ int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf)
 	 * event_types: one after the data is not worth moving.
 	 */
 	if (event_types.size && !range_within(event_types, 0, pf->data_end))
-		return -EBADMSG;
+		return libsecmap_reason(-EBADMSG, "corrupt file header (event types section out "
+					"of place)");
 	if (pf->attrs.size && !range_within(pf->attrs, 0, pf->data_end) &&
 	    pf->attrs.offset < pf->table_end)
-		return -EBADMSG;
+		return attrs_corrupt();
 	if (!pf->attrs.size)
 		return 0;
 	if (pf->attrs.size > ATTRS_MAX)
-		return -EFBIG;
+		return libsecmap_reason(-EFBIG, "attrs section of %llu bytes: more than secmap "
+					"reads", (unsigned long long)pf->attrs.size);
 	pf->attr_buf = malloc(pf->attrs.size);
 	pf->nr_attrs = pf->attrs.size / attr_size;
 	pf->ids_pos = calloc(pf->nr_attrs ? pf->nr_attrs : 1, sizeof(*pf->ids_pos));
@@ -292,18 +324,18 @@ int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf)
 	 */
 	for (i = 0, pos = 0; i < pf->nr_attrs; i++) {
 		if (pf->attrs.size - pos < PERF_ATTR_SIZE_VER0)
-			return -EBADMSG;
+			return attrs_corrupt();
 		sz = get32(pf->attr_buf + pos + 4);	/* perf_event_attr.size */
 		if (!sz)
 			sz = PERF_ATTR_SIZE_VER0;
 		if (sz < PERF_ATTR_SIZE_VER0 || sz > pf->attrs.size - pos - 16)
-			return -EBADMSG;
+			return attrs_corrupt();
 		pos += sz;
 		pf->ids_pos[i] = pos;
 		ids = get_range(pf->attr_buf + pos);
 		if (ids.size && !range_within(ids, 0, pf->data_end) &&
 		    !range_within(ids, pf->table_end, pf->file_size))
-			return -EBADMSG;
+			return attrs_corrupt();
 		pos += 16;
 	}
 	return 0;

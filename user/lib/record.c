@@ -866,6 +866,7 @@ SECMAP_EXPORT int secmap_reader_open(const char *path, struct secmap_reader **re
 	void *map;
 	int err;
 
+	libsecmap_reason_clear();
 	if (!path || !reader)
 		return libsecmap_err(-EINVAL);
 	*reader = NULL;
@@ -918,6 +919,7 @@ SECMAP_EXPORT int secmap_data_validate(const void *buf, size_t len)
 	struct secmap_record rec;
 	int ret;
 
+	libsecmap_reason_clear();
 	if (!buf && len)
 		return libsecmap_err(-EINVAL);
 	if (len > READER_MAX_FILE)

@@ -242,7 +242,7 @@ else
 	mkdir -p "$tmp/pipe"
 	(cd "$tmp/pipe" && "$host_perf" record -q -o - -e cpu-clock -- sleep 0.2 \
 		>perf.data 2>/dev/null)
-	check_refused "pipe mode" "$tmp/pipe/perf.data" "pipe-mode perf.data cannot carry"
+	check_refused "pipe mode" "$tmp/pipe/perf.data" "pipe-mode perf.data is not supported (it cannot carry"
 
 	# Cut short: inside the feature sections, then inside the data.
 	size=$(stat -c %s "$tmp/one/orig/perf.data")
@@ -253,6 +253,15 @@ else
 	head -c $(($(u64 "$tmp/one/orig/perf.data" 40) + 10)) "$tmp/one/orig/perf.data" \
 		>"$tmp/cut2/perf.data"
 	check_refused "cut in the data" "$tmp/cut2/perf.data" "truncated (data section"
+	# The reason is the library's (secmap_error_reason()): every reader says it.
+	for cmd in report script show; do
+		prefix=
+		[ $cmd = show ] && prefix="show: "	# show names itself
+		check "cut in the data: $cmd says why, exit 8" run_secmap 8 "$tmp/err" $cmd \
+			-i "$tmp/cut2/perf.data"
+		check "cut in the data: $cmd's one line" one_error "$tmp/err" \
+			"$prefix$tmp/cut2/perf.data" "truncated (data section ends past end of file)"
+	done
 fi
 
 if ! $have_sid; then

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests for libsecmap: reply parsing on crafted messages, lookups, errors. */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1573,6 +1575,51 @@ TEST(strerror_messages)
 	EXPECT_STREQ("module set kept changing during the dump; try again",
 		     secmap_strerror(-EBUSY));
 	EXPECT_STREQ(strerror(ENOMEM), secmap_strerror(-ENOMEM));
+}
+
+static void *reason_in_thread(void *arg)
+{
+	return (void *)secmap_error_reason(*(int *)arg);
+}
+
+/*
+ * secmap_error_reason(): the refusing parser's words, for the error it
+ * returned only, in the thread that called, until the next reading call.
+ */
+TEST(error_reasons)
+{
+	char path[] = "/tmp/secmap-reason.XXXXXX";
+	struct secmap_perf_data *pd = NULL;
+	int fd = mkstemp(path), bad = -EBADMSG;
+	const char *why;
+	pthread_t t;
+	void *other;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(16, write(fd, "PERFILE2\x68\0\0\0\0\0\0\0", 16));
+	close(fd);
+	EXPECT_EQ(-EBADMSG, secmap_perf_data_open(path, &pd));
+	why = secmap_error_reason(-EBADMSG);
+	ASSERT_NE(NULL, why);
+	EXPECT_STREQ("truncated (file header: 16 of 104 bytes)", why);
+	EXPECT_EQ(NULL, secmap_error_reason(-EINVAL));
+	EXPECT_EQ(NULL, secmap_error_reason(0));
+	ASSERT_EQ(0, pthread_create(&t, NULL, reason_in_thread, &bad));
+	ASSERT_EQ(0, pthread_join(t, &other));
+	EXPECT_EQ(NULL, other);
+
+	/* Not a perf.data at all, then a missing file: the old reason is gone. */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(9, write(fd, "not perf\n", 9));
+	close(fd);
+	EXPECT_EQ(-EINVAL, secmap_perf_data_open(path, &pd));
+	EXPECT_STREQ("not a perf.data file (no PERFILE2 magic)", secmap_error_reason(-EINVAL));
+	unlink(path);
+	EXPECT_EQ(-ENOENT, secmap_perf_data_open(path, &pd));
+	EXPECT_EQ(NULL, secmap_error_reason(-EINVAL));
+	EXPECT_EQ(NULL, secmap_error_reason(-ENOENT));
+	EXPECT_EQ(NULL, pd);
 }
 
 /*
