@@ -168,19 +168,11 @@ static const char *section_flags_str(uint32_t flags)
 	return flags & SECMAP_SECTION_F_FREED ? "init,freed" : "init";
 }
 
-char *dump_build_id_hex(const struct secmap_module *mod)
-{
-	const uint8_t *id;
-	size_t len = secmap_module_build_id(mod, &id);
-
-	return len ? build_id_text(id, len) : NULL;
-}
-
 /* "dummy  live  taint 0x1000  build-id 3f2a...  file /lib/modules/..." */
 static void print_module_line(FILE *f, const struct secmap_module *mod, const char *path)
 {
 	const char *state = secmap_module_state_name(secmap_module_state(mod));
-	char *build_id = dump_build_id_hex(mod);
+	char *build_id = module_build_id_text(mod);
 
 	fprintf(f, "%s  %s", text_safe(secmap_module_name(mod)), state ? state : "-");
 	if (secmap_module_taint(mod))

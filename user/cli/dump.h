@@ -23,9 +23,6 @@ struct json_out;
 int dump_select(const struct secmap_snapshot *snap, char *const *names, size_t nr_names,
 		const struct secmap_module ***mods, size_t *nr_mods, const char **missing);
 
-/* Lowercase hex of @mod's build-id, malloc()ed; NULL if it has none (or no memory). */
-char *dump_build_id_hex(const struct secmap_module *mod);
-
 /*
  * {"name", "state", "taint", "build_id", "regions": [...], "sections": [...]}
  * of @mod, described to @o under @key. With @ko (what dump found of its

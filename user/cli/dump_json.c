@@ -63,7 +63,7 @@ static void region_out(struct json_out *o, const struct secmap_region *reg)
 void dump_module_out(struct json_out *o, const char *key, const struct secmap_module *mod,
 		     const struct dump_ko *ko)
 {
-	char *build_id = dump_build_id_hex(mod);
+	char *build_id = module_build_id_text(mod);
 	size_t i, n;
 
 	if (!build_id && secmap_module_build_id(mod, NULL))

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "json_out.h"
-#include "secmap_cli.h"
+#include "text.h"
 
 /* Pretty output: spaces per level. */
 #define JSON_OUT_INDENT 2

@@ -10,6 +10,7 @@
 
 #include "exit_codes.h"
 #include "secmap.h"
+#include "text.h"
 
 #define SECMAP_TOOL_VERSION "0.1.0"
 
@@ -142,6 +143,8 @@ void resolver_args_free(struct resolver_args *args);
 
 /* secmap_build_id_str() of @id, malloc()ed; NULL when out of memory or too long. */
 char *build_id_text(const uint8_t *id, size_t len);
+/* Lowercase hex of @mod's build-id, malloc()ed; NULL if it has none (or no memory). */
+char *module_build_id_text(const struct secmap_module *mod);
 
 /*
  * perf's build-id cache copy of the kallsyms of the kernel of build-id @id,
@@ -152,15 +155,6 @@ char *build_id_text(const uint8_t *id, size_t len);
  */
 char *cached_kallsyms_map(const uint8_t *id, size_t id_len, size_t *size);
 
-/*
- * Names come from the kernel, .ko files and recordings: any bytes but NUL.
- * utf8_char_len(): the length of the valid UTF-8 character at @p (1 to 4),
- * or 0 for an invalid sequence (overlong, surrogate, past U+10FFFF, cut).
- */
-size_t utf8_char_len(const unsigned char *p);
-bool utf8_valid(const char *s);
-/* A malloc()ed copy of @s with each byte of an invalid sequence as U+FFFD; NULL if no memory. */
-char *utf8_replace_invalid(const char *s);
 /* Append @path to the NULL-terminated list *@list of *@nr (--ko-path): 0 or -ENOMEM. */
 int path_list_add(const char ***list, size_t *nr, const char *path);
 /*
@@ -173,13 +167,6 @@ int output_error(const char *cmd, const char *path, int err);
  * -EPIPE if it writes to a pipe; -ENOENT if @argv runs no perf record.
  */
 int perf_record_output(char *const *argv, const char **path);
-
-/*
- * @s for a terminal: unchanged if it holds no control character (C0, DEL,
- * C1) and is valid UTF-8; else a copy where each such byte is "\xNN"
- * (cut with "..." past 1 KiB). The copy lives until 8 more calls.
- */
-const char *text_safe(const char *s);
 
 /* A one-line reason why a recording (secmap.data or perf.data) cannot be read. */
 const char *recording_strerror(int err);
