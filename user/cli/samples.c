@@ -15,20 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
 #include "samples.h"
 #include "../lib/span_index.h"
 
-#define PERF_CONTEXT_MAX	((uint64_t)-4095)
-#define PERF_CONTEXT_KERNEL	((uint64_t)-128)
-#define PERF_CONTEXT_USER	((uint64_t)-512)
-#define PERF_CONTEXT_HV		((uint64_t)-32)
-#define CPUMODE_KERNEL		1
-#define CPUMODE_USER		2
-#define SAMPLE_TIME		(1ULL << 2)
-#define SAMPLE_CPU		(1ULL << 7)
-#define SAMPLE_PERIOD		(1ULL << 8)
-#define SAMPLE_CALLCHAIN	(1ULL << 5)
-#define SAMPLE_TID		(1ULL << 1)
 #define CLOCK_MONOTONIC_ID	1
 /* perf script's default callchain depth. */
 #define MAX_STACK		127
@@ -317,7 +308,7 @@ static int add_user_map(struct sample_walk *w, const struct secmap_perf_record *
 	w->nr_own_maps++;
 	maps[t->nr_maps].start = rec->start;
 	maps[t->nr_maps].end = rec->start + rec->len;
-	maps[t->nr_maps].time = rec->fields & SAMPLE_TIME ? rec->time : 0;
+	maps[t->nr_maps].time = rec->fields & PERF_SAMPLE_TIME ? rec->time : 0;
 	maps[t->nr_maps].path = path;
 	t->nr_maps++;
 	return 0;
@@ -334,7 +325,7 @@ static int add_comm(struct sample_walk *w, const struct secmap_perf_record *rec)
 	if (grow(&t->comms, &t->cap_comms, t->nr_comms + 1, sizeof(*t->comms)))
 		return -ENOMEM;
 	c = t->comms;
-	c[t->nr_comms].time = rec->fields & SAMPLE_TIME ? rec->time : 0;
+	c[t->nr_comms].time = rec->fields & PERF_SAMPLE_TIME ? rec->time : 0;
 	c[t->nr_comms].comm = comm;
 	t->nr_comms++;
 	return 0;
@@ -652,7 +643,7 @@ static int prescan(struct sample_walk *w)
 				forks = f;
 			}
 			forks[nr_forks] = (struct fork_at) {
-				.time = rec.fields & SAMPLE_TIME ? rec.time : 0,
+				.time = rec.fields & PERF_SAMPLE_TIME ? rec.time : 0,
 				.pid = rec.pid, .ppid = rec.ppid, .tid = rec.tid,
 				.ptid = rec.ptid, .seq = nr_forks,
 			};
@@ -851,7 +842,7 @@ static int events_info(struct sample_walk *w)
 
 		/* Without PERIOD in the samples, perf takes the event's fixed one (-c). */
 		w->events[i].period = !e->freq && e->sample_period ? e->sample_period : 1;
-		w->events[i].callchain = e->sample_type & SAMPLE_CALLCHAIN;
+		w->events[i].callchain = e->sample_type & PERF_SAMPLE_CALLCHAIN;
 	}
 	return 0;
 }
@@ -948,11 +939,11 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 		s->pid = rec.pid;
 		s->tid = rec.tid;
 		s->cpu = rec.cpu;
-		s->has_cpu = rec.fields & SAMPLE_CPU;
-		s->has_time = rec.fields & SAMPLE_TIME;
+		s->has_cpu = rec.fields & PERF_SAMPLE_CPU;
+		s->has_time = rec.fields & PERF_SAMPLE_TIME;
 		s->time = rec.time;
 		ev = rec.event < w->nr_events ? &w->events[rec.event] : &no_event;
-		s->period = rec.fields & SAMPLE_PERIOD ? rec.period : ev->period;
+		s->period = rec.fields & PERF_SAMPLE_PERIOD ? rec.period : ev->period;
 		s->event_callchain = ev->callchain;
 		time = s->has_time ? rec.time : SECMAP_TIME_ANY;
 		/* The tables are complete after prescan(): a task's samples come in runs. */
@@ -967,7 +958,7 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 			w->last_thread_set = true;
 		}
 		t = w->last_task;
-		s->comm = w->last_thread && (rec.fields & SAMPLE_TID) ?
+		s->comm = w->last_thread && (rec.fields & PERF_SAMPLE_TID) ?
 			  comm_at(w->last_thread, time) : NULL;
 		/* The idle task never has a COMM record; perf calls it swapper. */
 		if (!s->comm && rec.pid == 0)
@@ -975,9 +966,9 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 		else if (!s->comm && !(s->comm = unnamed_comm(w, rec.tid)))
 			goto nomem;
 		/* s->frame was zeroed above: filled once, not cleared twice. */
-		if (rec.cpumode == CPUMODE_KERNEL) {
+		if (rec.cpumode == PERF_RECORD_MISC_KERNEL) {
 			add_kernel_frame(w, rec.ip, time, &s->frame);
-		} else if (rec.cpumode == CPUMODE_USER) {
+		} else if (rec.cpumode == PERF_RECORD_MISC_USER) {
 			resolve_user(t, rec.ip, time, &s->frame);
 		} else {
 			s->frame.ip = rec.ip;

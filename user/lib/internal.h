@@ -5,6 +5,7 @@
 
 #include <endian.h>
 #include <linux/netlink.h>
+#include <linux/perf_event.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -148,6 +149,33 @@ static inline void put64(uint8_t *p, uint64_t v)
 {
 	v = htole64(v);
 	memcpy(p, &v, sizeof(v));
+}
+
+/*
+ * perf's own record types (enum perf_user_event_type of tools/lib/perf),
+ * which the uapi header does not have. From USER_TYPE_START on, records
+ * carry no sample_id_all trailer.
+ */
+#define PERF_RECORD_USER_TYPE_START	64
+#define PERF_RECORD_FINISHED_ROUND	68
+/* AUXTRACE is followed by payload bytes its header.size leaves out. */
+#define PERF_RECORD_AUXTRACE		71
+#define PERF_RECORD_COMPRESSED		81
+#define PERF_RECORD_COMPRESSED2		83	/* 7.2 on: a u64 payload size, then padding */
+/* Newer than some uapi headers this builds against (bookworm's are 6.1). */
+#ifndef PERF_SAMPLE_BRANCH_COUNTERS
+/* 6.8 on: a u64 per branch after the entries. */
+#define PERF_SAMPLE_BRANCH_COUNTERS	(1ULL << 19)
+#endif
+
+/* The sample_type bits a sample_id_all trailer carries, one u64 each. */
+#define LIBSECMAP_TRAILER_FIELDS	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
+					 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | \
+					 PERF_SAMPLE_IDENTIFIER)
+
+static inline unsigned int libsecmap_trailer_words(uint64_t sample_type)
+{
+	return (unsigned int)__builtin_popcountll(sample_type & LIBSECMAP_TRAILER_FIELDS);
 }
 
 /*

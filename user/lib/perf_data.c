@@ -35,68 +35,16 @@
 
 #include "internal.h"
 
-/* Record types (enum perf_event_type, enum perf_user_event_type). */
-#define REC_MMAP		1
-#define REC_LOST		2
-#define REC_COMM		3
-#define REC_FORK		7
-#define REC_SAMPLE		9
-#define REC_MMAP2		10
-#define REC_LOST_SAMPLES	13
-#define REC_USER_START		64	/* perf's own: no sample_id_all trailer */
-#define REC_FINISHED_ROUND	68
-#define REC_AUXTRACE		71	/* followed by payload bytes header.size leaves out */
-#define REC_COMPRESSED		81
-#define REC_COMPRESSED2		83	/* newer perf (7.2 writes it): a u64 payload size, then padding */
-
-/* perf_event_attr.sample_type bits, in the order their fields come. */
-#define S_IP			(1ULL << 0)
-#define S_TID			(1ULL << 1)
-#define S_TIME			(1ULL << 2)
-#define S_ADDR			(1ULL << 3)
-#define S_READ			(1ULL << 4)
-#define S_CALLCHAIN		(1ULL << 5)
-#define S_ID			(1ULL << 6)
-#define S_CPU			(1ULL << 7)
-#define S_PERIOD		(1ULL << 8)
-#define S_STREAM_ID		(1ULL << 9)
-#define S_RAW			(1ULL << 10)
-#define S_BRANCH_STACK		(1ULL << 11)
-#define S_REGS_USER		(1ULL << 12)
-#define S_STACK_USER		(1ULL << 13)
-#define S_WEIGHT		(1ULL << 14)
-#define S_DATA_SRC		(1ULL << 15)
-#define S_IDENTIFIER		(1ULL << 16)
-#define S_TRANSACTION		(1ULL << 17)
-#define S_REGS_INTR		(1ULL << 18)
-#define S_PHYS_ADDR		(1ULL << 19)
-#define S_AUX			(1ULL << 20)
-#define S_CGROUP		(1ULL << 21)
-#define S_DATA_PAGE_SIZE	(1ULL << 22)
-#define S_CODE_PAGE_SIZE	(1ULL << 23)
-#define S_WEIGHT_STRUCT		(1ULL << 24)
-#define S_KNOWN			((1ULL << 25) - 1)
-
-/* read_format */
-#define F_TOTAL_TIME_ENABLED	(1ULL << 0)
-#define F_TOTAL_TIME_RUNNING	(1ULL << 1)
-#define F_ID			(1ULL << 2)
-#define F_GROUP			(1ULL << 3)
-#define F_LOST			(1ULL << 4)
-#define F_KNOWN			((1ULL << 5) - 1)
-
-/* branch_sample_type: the bits that change the sample's layout, and the known ones. */
-#define B_HW_INDEX		(1ULL << 17)
-#define B_COUNTERS		(1ULL << 19)	/* 6.8 on: a u64 per branch after the entries */
-#define B_KNOWN			((1ULL << 20) - 1)
+/* The bits this reader knows of sample_type, read_format, branch_sample_type. */
+#define SAMPLE_KNOWN		((PERF_SAMPLE_WEIGHT_STRUCT << 1) - 1)
+#define FORMAT_KNOWN		((PERF_FORMAT_LOST << 1) - 1)
+#define BRANCH_KNOWN		((PERF_SAMPLE_BRANCH_COUNTERS << 1) - 1)
 
 /* perf_event_attr flag bits (the u64 at offset 40). */
 #define A_FREQ			(1ULL << 10)
 #define A_SAMPLE_ID_ALL		(1ULL << 18)
 #define A_USE_CLOCKID		(1ULL << 25)
 
-#define MISC_CPUMODE_MASK	7
-#define MISC_MMAP_BUILD_ID	(1U << 14)
 
 /* perf_event_attr: offsets of the fields read, and the largest size looked at. */
 #define ATTR_TYPE		0
@@ -143,8 +91,10 @@ struct sample_head {
 };
 
 /* Sample fields after the fixed ones, of sizes that vary or that need a look. */
-#define S_TAIL	(S_KNOWN & ~(S_IDENTIFIER | S_IP | S_TID | S_TIME | S_ADDR | S_ID | \
-			     S_STREAM_ID | S_CPU | S_PERIOD))
+#define SAMPLE_TAIL	(SAMPLE_KNOWN & ~(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+				      PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | \
+				      PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | \
+				      PERF_SAMPLE_PERIOD))
 
 struct pd_event {
 	struct secmap_perf_event pub;
@@ -210,29 +160,24 @@ static const struct pd_id *find_id(struct secmap_perf_data *pd, uint64_t id)
 	return found;
 }
 
-static unsigned int trailer_words(uint64_t st)
-{
-	return !!(st & S_TID) + !!(st & S_TIME) + !!(st & S_ID) + !!(st & S_STREAM_ID) +
-	       !!(st & S_CPU) + !!(st & S_IDENTIFIER);
-}
-
 /* Where a sample's id is (u64 index after the header), and a trailer's (from its end). */
 static int sample_id_pos(uint64_t st)
 {
-	if (st & S_IDENTIFIER)
+	if (st & PERF_SAMPLE_IDENTIFIER)
 		return 0;
-	if (!(st & S_ID))
+	if (!(st & PERF_SAMPLE_ID))
 		return -1;
-	return !!(st & S_IP) + !!(st & S_TID) + !!(st & S_TIME) + !!(st & S_ADDR);
+	return __builtin_popcountll(st & (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+					  PERF_SAMPLE_ADDR));
 }
 
 static int trailer_id_pos(uint64_t st)
 {
-	if (st & S_IDENTIFIER)
+	if (st & PERF_SAMPLE_IDENTIFIER)
 		return 1;
-	if (!(st & S_ID))
+	if (!(st & PERF_SAMPLE_ID))
 		return -1;
-	return 1 + !!(st & S_STREAM_ID) + !!(st & S_CPU);
+	return 1 + !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU);
 }
 
 static void sample_head_of(uint64_t st, struct sample_head *h)
@@ -240,24 +185,24 @@ static void sample_head_of(uint64_t st, struct sample_head *h)
 	uint16_t pos = 8;
 
 	/* In the order of the layout; the ID field, when present, wins. */
-	h->id = st & S_IDENTIFIER ? pos : 0;
-	pos += st & S_IDENTIFIER ? 8 : 0;
-	h->ip = st & S_IP ? pos : 0;
-	pos += st & S_IP ? 8 : 0;
-	h->tid = st & S_TID ? pos : 0;
-	pos += st & S_TID ? 8 : 0;
-	h->time = st & S_TIME ? pos : 0;
-	pos += st & S_TIME ? 8 : 0;
-	h->addr = st & S_ADDR ? pos : 0;
-	pos += st & S_ADDR ? 8 : 0;
-	h->id = st & S_ID ? pos : h->id;
-	pos += st & S_ID ? 8 : 0;
-	h->stream_id = st & S_STREAM_ID ? pos : 0;
-	pos += st & S_STREAM_ID ? 8 : 0;
-	h->cpu = st & S_CPU ? pos : 0;
-	pos += st & S_CPU ? 8 : 0;
-	h->period = st & S_PERIOD ? pos : 0;
-	pos += st & S_PERIOD ? 8 : 0;
+	h->id = st & PERF_SAMPLE_IDENTIFIER ? pos : 0;
+	pos += st & PERF_SAMPLE_IDENTIFIER ? 8 : 0;
+	h->ip = st & PERF_SAMPLE_IP ? pos : 0;
+	pos += st & PERF_SAMPLE_IP ? 8 : 0;
+	h->tid = st & PERF_SAMPLE_TID ? pos : 0;
+	pos += st & PERF_SAMPLE_TID ? 8 : 0;
+	h->time = st & PERF_SAMPLE_TIME ? pos : 0;
+	pos += st & PERF_SAMPLE_TIME ? 8 : 0;
+	h->addr = st & PERF_SAMPLE_ADDR ? pos : 0;
+	pos += st & PERF_SAMPLE_ADDR ? 8 : 0;
+	h->id = st & PERF_SAMPLE_ID ? pos : h->id;
+	pos += st & PERF_SAMPLE_ID ? 8 : 0;
+	h->stream_id = st & PERF_SAMPLE_STREAM_ID ? pos : 0;
+	pos += st & PERF_SAMPLE_STREAM_ID ? 8 : 0;
+	h->cpu = st & PERF_SAMPLE_CPU ? pos : 0;
+	pos += st & PERF_SAMPLE_CPU ? 8 : 0;
+	h->period = st & PERF_SAMPLE_PERIOD ? pos : 0;
+	pos += st & PERF_SAMPLE_PERIOD ? 8 : 0;
 	h->size = pos;
 }
 
@@ -282,15 +227,15 @@ static int decode_attr(const uint8_t *p, size_t len, struct pd_event *ev)
 	e->branch_sample_type = get64(a + ATTR_BRANCH_TYPE);
 	ev->nr_regs_user = (unsigned int)__builtin_popcountll(get64(a + ATTR_REGS_USER));
 	ev->nr_regs_intr = (unsigned int)__builtin_popcountll(get64(a + ATTR_REGS_INTR));
-	ev->trailer_size = 8ULL * trailer_words(e->sample_type);
+	ev->trailer_size = 8ULL * libsecmap_trailer_words(e->sample_type);
 	sample_head_of(e->sample_type, &ev->head);
 
 	/* A layout this reader cannot walk is refused, not guessed. */
-	if (e->sample_type & ~S_KNOWN)
+	if (e->sample_type & ~SAMPLE_KNOWN)
 		return -ENOTSUP;
-	if ((e->sample_type & S_READ) && (e->read_format & ~F_KNOWN))
+	if ((e->sample_type & PERF_SAMPLE_READ) && (e->read_format & ~FORMAT_KNOWN))
 		return -ENOTSUP;
-	if ((e->sample_type & S_BRANCH_STACK) && (e->branch_sample_type & ~B_KNOWN))
+	if ((e->sample_type & PERF_SAMPLE_BRANCH_STACK) && (e->branch_sample_type & ~BRANCH_KNOWN))
 		return -ENOTSUP;
 	return 0;
 }
@@ -675,23 +620,25 @@ static int decode_sample(struct secmap_perf_data *pd, uint64_t size,
 		rec->cpu = get32(c.p + h->cpu);
 	if (h->period)
 		rec->period = get64(c.p + h->period);
-	if (!(st & S_TAIL))
+	if (!(st & SAMPLE_TAIL))
 		return 0;
 	c.pos = h->size;
 
-	if (st & S_READ) {
+	if (st & PERF_SAMPLE_READ) {
 		uint64_t rf = ev->pub.read_format;
-		uint64_t times = !!(rf & F_TOTAL_TIME_ENABLED) + !!(rf & F_TOTAL_TIME_RUNNING);
+		uint64_t times = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+				 !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
 
-		if (rf & F_GROUP) {
-			per = 1 + !!(rf & F_ID) + !!(rf & F_LOST);
+		if (rf & PERF_FORMAT_GROUP) {
+			per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
 			if (!take64(&c, &nr) || !skip(&c, times, 8) || !skip(&c, nr, per * 8))
 				return -EBADMSG;
-		} else if (!skip(&c, 1 + times + !!(rf & F_ID) + !!(rf & F_LOST), 8)) {
+		} else if (!skip(&c, 1 + times + !!(rf & PERF_FORMAT_ID) +
+					     !!(rf & PERF_FORMAT_LOST), 8)) {
 			return -EBADMSG;
 		}
 	}
-	if (st & S_CALLCHAIN) {
+	if (st & PERF_SAMPLE_CALLCHAIN) {
 		if (!take64(&c, &nr) || (c.end - c.pos) / 8 < nr)
 			return -EBADMSG;
 		if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
@@ -705,7 +652,7 @@ static int decode_sample(struct secmap_perf_data *pd, uint64_t size,
 		rec->nr_callchain = (size_t)nr;
 		c.pos += nr * 8;
 	}
-	if (st & S_RAW) {
+	if (st & PERF_SAMPLE_RAW) {
 		if (c.end - c.pos < 4)
 			return -EBADMSG;
 		u = get32(c.p + c.pos);
@@ -713,35 +660,36 @@ static int decode_sample(struct secmap_perf_data *pd, uint64_t size,
 		if (!skip(&c, u, 1))
 			return -EBADMSG;
 	}
-	if (st & S_BRANCH_STACK) {
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
 		uint64_t bt = ev->pub.branch_sample_type;
 
-		/* {from, to, flags} per branch; a counter each with B_COUNTERS. */
-		if (!take64(&c, &nr) || ((bt & B_HW_INDEX) && !skip(&c, 1, 8)) ||
-		    !skip(&c, nr, (bt & B_COUNTERS) ? 32 : 24))
+		/* {from, to, flags} per branch; a counter each with PERF_SAMPLE_BRANCH_COUNTERS. */
+		if (!take64(&c, &nr) || ((bt & PERF_SAMPLE_BRANCH_HW_INDEX) && !skip(&c, 1, 8)) ||
+		    !skip(&c, nr, (bt & PERF_SAMPLE_BRANCH_COUNTERS) ? 32 : 24))
 			return -EBADMSG;
 	}
-	if (st & S_REGS_USER) {
+	if (st & PERF_SAMPLE_REGS_USER) {
 		if (!take64(&c, &v) || (v && !skip(&c, ev->nr_regs_user, 8)))
 			return -EBADMSG;
 	}
-	if (st & S_STACK_USER) {
+	if (st & PERF_SAMPLE_STACK_USER) {
 		/* size bytes of stack, then how many of them were filled (if any). */
 		if (!take64(&c, &v) || !skip(&c, v, 1) || (v && !skip(&c, 1, 8)))
 			return -EBADMSG;
 	}
 	/* WEIGHT and WEIGHT_STRUCT share one u64. */
-	if (!skip_if(&c, st, S_WEIGHT | S_WEIGHT_STRUCT) || !skip_if(&c, st, S_DATA_SRC) ||
-	    !skip_if(&c, st, S_TRANSACTION))
+	if (!skip_if(&c, st, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT) ||
+	    !skip_if(&c, st, PERF_SAMPLE_DATA_SRC) || !skip_if(&c, st, PERF_SAMPLE_TRANSACTION))
 		return -EBADMSG;
-	if (st & S_REGS_INTR) {
+	if (st & PERF_SAMPLE_REGS_INTR) {
 		if (!take64(&c, &v) || (v && !skip(&c, ev->nr_regs_intr, 8)))
 			return -EBADMSG;
 	}
-	if (!skip_if(&c, st, S_PHYS_ADDR) || !skip_if(&c, st, S_CGROUP) ||
-	    !skip_if(&c, st, S_DATA_PAGE_SIZE) || !skip_if(&c, st, S_CODE_PAGE_SIZE))
+	if (!skip_if(&c, st, PERF_SAMPLE_PHYS_ADDR) || !skip_if(&c, st, PERF_SAMPLE_CGROUP) ||
+	    !skip_if(&c, st, PERF_SAMPLE_DATA_PAGE_SIZE) ||
+	    !skip_if(&c, st, PERF_SAMPLE_CODE_PAGE_SIZE))
 		return -EBADMSG;
-	if (st & S_AUX) {
+	if (st & PERF_SAMPLE_AUX) {
 		if (!take64(&c, &v) || !skip(&c, v, 1))
 			return -EBADMSG;
 	}
@@ -762,7 +710,7 @@ static int decode_trailer(struct secmap_perf_data *pd, uint64_t size,
 	uint32_t res;
 
 	*body_end = size;
-	if (!pd->sample_id_all || rec->type >= REC_USER_START)
+	if (!pd->sample_id_all || rec->type >= PERF_RECORD_USER_TYPE_START)
 		return 0;
 	if (pd->is_pos < 0) {
 		rec->event = 0;
@@ -784,19 +732,19 @@ static int decode_trailer(struct secmap_perf_data *pd, uint64_t size,
 		return -EBADMSG;
 	c.pos = size - tsize;
 	*body_end = c.pos;
-	rec->fields = st & (S_TID | S_TIME | S_ID | S_STREAM_ID | S_CPU | S_IDENTIFIER);
+	rec->fields = st & LIBSECMAP_TRAILER_FIELDS;
 	/* Trailer sizes were counted from these bits: the reads cannot fail. */
-	if (st & S_TID)
+	if (st & PERF_SAMPLE_TID)
 		take_pid_tid(&c, &rec->pid, &rec->tid);
-	if (st & S_TIME)
+	if (st & PERF_SAMPLE_TIME)
 		take64(&c, &rec->time);
-	if (st & S_ID)
+	if (st & PERF_SAMPLE_ID)
 		take64(&c, &rec->id);
-	if (st & S_STREAM_ID)
+	if (st & PERF_SAMPLE_STREAM_ID)
 		take64(&c, &rec->stream_id);
-	if (st & S_CPU)
+	if (st & PERF_SAMPLE_CPU)
 		take32x2(&c, &rec->cpu, &res);
-	if (st & S_IDENTIFIER)
+	if (st & PERF_SAMPLE_IDENTIFIER)
 		take64(&c, &rec->id);
 	return 0;
 }
@@ -863,16 +811,16 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 	reset_record(rec);
 	rec->type = get32(p);
 	rec->misc = get16(p + 4);
-	rec->cpumode = rec->misc & MISC_CPUMODE_MASK;
+	rec->cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	rec->size = (uint16_t)size;
 	rec->event = SECMAP_PERF_EVENT_NONE;
 	rec->kind = SECMAP_PERF_REC_OTHER;
 
-	if (rec->type == REC_SAMPLE) {
+	if (rec->type == PERF_RECORD_SAMPLE) {
 		rec->kind = SECMAP_PERF_REC_SAMPLE;
 		return decode_sample(pd, size, rec);
 	}
-	if (rec->type == REC_FINISHED_ROUND) {
+	if (rec->type == PERF_RECORD_FINISHED_ROUND) {
 		rec->kind = SECMAP_PERF_REC_FINISHED_ROUND;
 		return 0;
 	}
@@ -880,17 +828,17 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 	if (err)
 		return err;
 	switch (rec->type) {
-	case REC_MMAP:
-	case REC_MMAP2:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
 		/* pid, tid, start, len, pgoff; MMAP2: 24 bytes of ids, prot, flags. */
-		if (end < (rec->type == REC_MMAP ? 40 : 72))
+		if (end < (rec->type == PERF_RECORD_MMAP ? 40 : 72))
 			return -EBADMSG;
 		pid = get32(p + 8);
 		tid = get32(p + 12);
 		rec->start = get64(p + 16);
 		rec->len = get64(p + 24);
 		rec->pgoff = get64(p + 32);
-		if (rec->type == REC_MMAP2) {
+		if (rec->type == PERF_RECORD_MMAP2) {
 			/*
 			 * u8 size, 3 reserved bytes, 20 bytes of build-id. A
 			 * size no build-id has is the major of the classic
@@ -898,7 +846,7 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 			 * the records of every recording while one of them
 			 * asks for build-ids (perf 7 does by default).
 			 */
-			if ((rec->misc & MISC_MMAP_BUILD_ID) && p[40] <= 20) {
+			if ((rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && p[40] <= 20) {
 				rec->build_id_len = p[40];
 				rec->build_id = p + 44;
 			} else {
@@ -910,12 +858,13 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 			rec->prot = get32(p + 64);
 			rec->flags = get32(p + 68);
 		}
-		rec->filename = string_at(pd, rec->type == REC_MMAP ? 40 : 72, end);
+		rec->filename = string_at(pd, rec->type == PERF_RECORD_MMAP ? 40 : 72, end);
 		if (!rec->filename)
 			return -EBADMSG;
-		rec->kind = rec->type == REC_MMAP ? SECMAP_PERF_REC_MMAP : SECMAP_PERF_REC_MMAP2;
+		rec->kind = rec->type == PERF_RECORD_MMAP ? SECMAP_PERF_REC_MMAP :
+							    SECMAP_PERF_REC_MMAP2;
 		break;
-	case REC_COMM:
+	case PERF_RECORD_COMM:
 		if (end < 16)
 			return -EBADMSG;
 		pid = get32(p + 8);
@@ -925,7 +874,7 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 			return -EBADMSG;
 		rec->kind = SECMAP_PERF_REC_COMM;
 		break;
-	case REC_FORK:
+	case PERF_RECORD_FORK:
 		/* pid, ppid, tid, ptid, time */
 		if (end < 32)
 			return -EBADMSG;
@@ -934,10 +883,10 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 		tid = get32(p + 16);
 		rec->ptid = (int32_t)get32(p + 20);
 		rec->time = get64(p + 24);
-		rec->fields |= S_TIME;
+		rec->fields |= PERF_SAMPLE_TIME;
 		rec->kind = SECMAP_PERF_REC_FORK;
 		break;
-	case REC_LOST:
+	case PERF_RECORD_LOST:
 		/* id, lost: the kernel's ring buffer was full */
 		if (end < 24)
 			return -EBADMSG;
@@ -945,7 +894,7 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 		rec->period = get64(p + 16);
 		rec->kind = SECMAP_PERF_REC_LOST;
 		return 0;
-	case REC_LOST_SAMPLES:
+	case PERF_RECORD_LOST_SAMPLES:
 		/* lost: samples the kernel could not write (or perf dropped) */
 		if (end < 16)
 			return -EBADMSG;
@@ -958,7 +907,7 @@ static int decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf
 	/* The record's own pid and tid, not the trailer's (the same, or -1 for perf's own). */
 	rec->pid = (int32_t)pid;
 	rec->tid = (int32_t)tid;
-	rec->fields |= S_TID;
+	rec->fields |= PERF_SAMPLE_TID;
 	return 0;
 }
 
@@ -1083,7 +1032,7 @@ static void step_over_samples(struct secmap_perf_data *pd)
 	while (pos < end && end - pos >= 8) {
 		p = pd->map + pos;
 		size = get16(p + 6);
-		if (get32(p) != REC_SAMPLE || size < 8 || size > pd->data_end - pos)
+		if (get32(p) != PERF_RECORD_SAMPLE || size < 8 || size > pd->data_end - pos)
 			break;
 		pos += size;
 	}
@@ -1104,8 +1053,8 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 			p = pd->dbuf + pd->dhead;
 			size = get16(p + 6);
 			type = get32(p);
-			if (size < 8 || type == REC_COMPRESSED || type == REC_COMPRESSED2 ||
-			    type == REC_AUXTRACE) {
+			if (size < 8 || type == PERF_RECORD_COMPRESSED ||
+			    type == PERF_RECORD_COMPRESSED2 || type == PERF_RECORD_AUXTRACE) {
 				pd->offset = pd->doffset;
 				return -EBADMSG;
 			}
@@ -1113,7 +1062,7 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 				pd->dhead += size;
 				pd->offset = pd->doffset;
 				/* Only their size was needed to step over them. */
-				if (pd->skip_samples && type == REC_SAMPLE)
+				if (pd->skip_samples && type == PERF_RECORD_SAMPLE)
 					continue;
 				pd->rec = p;
 				pd->in_batch = true;
@@ -1148,10 +1097,10 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 			return -EBADMSG;
 		pd->pos += size;
 		switch (type) {
-		case REC_COMPRESSED:
+		case PERF_RECORD_COMPRESSED:
 			err = decompress(pd, p + 8, (size_t)size - 8);
 			break;
-		case REC_COMPRESSED2:
+		case PERF_RECORD_COMPRESSED2:
 			/* The payload's size, then padding to 8 bytes. */
 			if (size < 16)
 				return -EBADMSG;
@@ -1160,7 +1109,7 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 				return -EBADMSG;
 			err = decompress(pd, p + 16, (size_t)payload);
 			break;
-		case REC_AUXTRACE:
+		case PERF_RECORD_AUXTRACE:
 			/* AUX area data follows the record; header.size leaves it out. */
 			if (size < 16)
 				return -EBADMSG;
@@ -1170,7 +1119,7 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 			pd->pos += extra;
 			/* fall through */
 		default:
-			if (pd->skip_samples && type == REC_SAMPLE)
+			if (pd->skip_samples && type == PERF_RECORD_SAMPLE)
 				continue;
 			pd->rec = p;
 			pd->in_batch = false;
@@ -1204,7 +1153,7 @@ SECMAP_EXPORT int secmap_perf_data_next(struct secmap_perf_data *pd,
 			return libsecmap_err(ret);
 		}
 		/* A sample of no known event is dropped, as perf does (and counted). */
-		if (rec->type != REC_SAMPLE || rec->kind != SECMAP_PERF_REC_OTHER)
+		if (rec->type != PERF_RECORD_SAMPLE || rec->kind != SECMAP_PERF_REC_OTHER)
 			break;
 	}
 	return 1;

@@ -31,24 +31,11 @@
 #include "perf_maps.h"
 #include "perf_rewrite.h"
 
-#define REC_MMAP		1
-#define REC_MMAP2		10
-#define REC_KSYMBOL		17
-#define MISC_KERNEL		1
-#define MISC_MMAP_BUILD_ID	(1U << 14)
+/* perf's, not the uapi's: the build-id's size follows it in MMAP2. */
 #define MISC_BUILD_ID_SIZE	(1U << 15)
-#define KSYMBOL_UNREGISTER	1
 #define HEADER_BUILD_ID		2	/* feature bit */
 #define BUILD_ID_ENTRY_HEAD	36	/* struct perf_record_header_build_id */
 #define BUILD_ID_TABLE_MAX	(256 << 20)
-
-/* perf_event_attr.sample_type bits that the sample_id_all trailer carries. */
-#define S_TID			(1ULL << 1)
-#define S_TIME			(1ULL << 2)
-#define S_ID			(1ULL << 6)
-#define S_CPU			(1ULL << 7)
-#define S_STREAM_ID		(1ULL << 9)
-#define S_IDENTIFIER		(1ULL << 16)
 
 #define CLOCK_MONOTONIC_ID	1
 #define OUT_BUF_SIZE		(64 << 10)
@@ -74,17 +61,16 @@ struct rewriter {
 /* Bytes of the sample_id_all trailer, and the trailer itself at @p. */
 static size_t trailer_size(uint64_t st)
 {
-	return 8 * (!!(st & S_TID) + !!(st & S_TIME) + !!(st & S_ID) + !!(st & S_STREAM_ID) +
-		    !!(st & S_CPU) + !!(st & S_IDENTIFIER));
+	return 8 * libsecmap_trailer_words(st);
 }
 
 /* perf's synthesized records have a trailer of zeros: id 0 is the first event. */
 static void put_trailer(uint8_t *p, uint64_t st, uint64_t time)
 {
 	memset(p, 0, trailer_size(st));
-	if (st & S_TID)
+	if (st & PERF_SAMPLE_TID)
 		p += 8;
-	if (st & S_TIME)
+	if (st & PERF_SAMPLE_TIME)
 		put64(p, time);
 }
 
@@ -181,8 +167,8 @@ static int write_map(struct rewriter *rw, const struct pm_event *ev, uint64_t ti
 	if (size > REC_SIZE_MAX)
 		return -ENAMETOOLONG;
 	memset(rec, 0, size);
-	put32(rec, REC_MMAP2);
-	put16(rec + 4, MISC_KERNEL | MISC_MMAP_BUILD_ID);
+	put32(rec, PERF_RECORD_MMAP2);
+	put16(rec + 4, PERF_RECORD_MISC_KERNEL | PERF_RECORD_MISC_MMAP_BUILD_ID);
 	put16(rec + 6, (uint16_t)size);
 	put32(rec + 8, (uint32_t)-1);		/* pid: the host kernel, as perf's */
 	put64(rec + 16, ev->start);
@@ -208,12 +194,12 @@ static int write_unmap(struct rewriter *rw, const struct pm_event *ev)
 	if (size > sizeof(rec))
 		return -ENAMETOOLONG;
 	memset(rec, 0, size);
-	put32(rec, REC_KSYMBOL);
+	put32(rec, PERF_RECORD_KSYMBOL);
 	put16(rec + 6, (uint16_t)size);
 	put64(rec + 8, ev->start);
 	put32(rec + 16, ev->len > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->len);
 	/* ksym_type 0 (unknown); flags: unregister. */
-	put16(rec + 22, KSYMBOL_UNREGISTER);
+	put16(rec + 22, PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER);
 	memcpy(rec + 24, SECMAP_PERF_KSYM_PREFIX, strlen(SECMAP_PERF_KSYM_PREFIX));
 	memcpy(rec + 24 + strlen(SECMAP_PERF_KSYM_PREFIX), module, strlen(module));
 	put_trailer(rec + 24 + name, rw->trailer_type, ev->time[rw->clock]);
@@ -285,7 +271,7 @@ bool libsecmap_perf_is_our_record(const struct secmap_perf_record *rec, const ui
 
 	if (rec->kind == SECMAP_PERF_REC_MMAP2)
 		return rec->pid == -1 && strstr(rec->filename, SECMAP_PERF_PATH_MARK);
-	return rec->type == REC_KSYMBOL && rec->size >= 24 + plen &&
+	return rec->type == PERF_RECORD_KSYMBOL && rec->size >= 24 + plen &&
 	       !memcmp(raw + 24, SECMAP_PERF_KSYM_PREFIX, plen);
 }
 
@@ -296,7 +282,7 @@ static bool is_perf_module_map(const struct rewriter *rw, const struct secmap_pe
 
 	if (rec->kind != SECMAP_PERF_REC_MMAP && rec->kind != SECMAP_PERF_REC_MMAP2)
 		return false;
-	if (rec->cpumode != MISC_KERNEL || rec->pid != -1)
+	if (rec->cpumode != PERF_RECORD_MISC_KERNEL || rec->pid != -1)
 		return false;
 	return libsecmap_kmod_name(rec->filename, name, sizeof(name)) &&
 	       libsecmap_perf_maps_covers(rw->maps, name, strlen(name));
@@ -324,7 +310,7 @@ static int file_clock(struct secmap_perf_data *pd, struct rewriter *rw)
 	if (!e0)
 		return -EBADMSG;
 	/* Without a time on every record, perf could not order new ones. */
-	if (!e0->sample_id_all || !(e0->sample_type & S_TIME))
+	if (!e0->sample_id_all || !(e0->sample_type & PERF_SAMPLE_TIME))
 		return -ENOTSUP;
 	for (i = 1; (e = secmap_perf_data_event(pd, i)); i++)
 		if (e->use_clockid != e0->use_clockid ||
@@ -395,7 +381,7 @@ int libsecmap_perf_rewrite_data(struct libsecmap_copier *c, const struct libsecm
 			out->removed += !ret;
 			continue;
 		}
-		if (!(rec.fields & S_TIME) || !rec.time)
+		if (!(rec.fields & PERF_SAMPLE_TIME) || !rec.time)
 			continue;
 		if (!rw->start_done)
 			ret = write_start(rw, at);
@@ -455,7 +441,7 @@ static int append_build_ids(const struct secmap_perf_maps *maps, uint8_t **buf, 
 		size = build_id_entry_size(&o);
 		p = *buf + *len;
 		memset(p, 0, size);
-		put16(p + 4, MISC_KERNEL | MISC_BUILD_ID_SIZE);
+		put16(p + 4, PERF_RECORD_MISC_KERNEL | MISC_BUILD_ID_SIZE);
 		put16(p + 6, (uint16_t)size);
 		put32(p + 8, (uint32_t)-1);		/* the host */
 		memcpy(p + 12, o.build_id, PM_BUILD_ID_LEN);
@@ -501,7 +487,7 @@ int libsecmap_perf_rewrite_build_ids(int fd, const struct libsecmap_perf_file *p
 		file = (const char *)p + BUILD_ID_ENTRY_HEAD;
 		pos += size;
 		/* The host kernel's entries for the modules replaced, and ours from before. */
-		if ((get16(p + 4) & 7) == MISC_KERNEL && (int32_t)get32(p + 8) == -1 &&
+		if ((get16(p + 4) & 7) == PERF_RECORD_MISC_KERNEL && (int32_t)get32(p + 8) == -1 &&
 		    ((libsecmap_kmod_name(file, name, sizeof(name)) &&
 		      libsecmap_perf_maps_covers(maps, name, strlen(name))) ||
 		     strstr(file, SECMAP_PERF_PATH_MARK)))
