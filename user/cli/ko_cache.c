@@ -238,9 +238,12 @@ static bool parse_entry(const uint8_t *buf, size_t len, const struct secmap_modu
 	    le32toh(h->build_id_len) != id_len || id_len > sizeof(h->build_id) ||
 	    memcmp(h->build_id, id, id_len) || h->zero)
 		return false;
-	/* n is a loaded module's count, so this product cannot overflow. */
+	/*
+	 * n is a loaded module's count, so this product cannot overflow; the
+	 * sum is taken in 64 bits, where lengths near 4 GiB cannot wrap it.
+	 */
 	rows_len = n * sizeof(*rows);
-	if (len != sizeof(*h) + rows_len + (size_t)path_len + names_len || !path_len)
+	if ((uint64_t)len != (uint64_t)sizeof(*h) + rows_len + path_len + names_len || !path_len)
 		return false;
 	path = (const char *)buf + sizeof(*h) + rows_len;
 	names = path + path_len;
@@ -363,6 +366,7 @@ static int encode_entry(const struct secmap_module *mod, const struct dump_ko *k
 			continue;
 		if (sec->s.nr_symbols > UINT32_MAX) {
 			free(*buf);
+			*buf = NULL;
 			return -EOVERFLOW;
 		}
 		rows[i].size = htole64(sec->s.size);

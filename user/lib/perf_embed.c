@@ -148,8 +148,11 @@ static bool has_our_maps(int fd, const struct libsecmap_perf_file *pf)
 	struct secmap_perf_data *pd;
 	bool found = false;
 
-	if (libsecmap_perf_data_open_fd(fd, &pd))
+	/* A file whose records cannot be read has none: not a reason to give. */
+	if (libsecmap_perf_data_open_fd(fd, &pd)) {
+		libsecmap_reason_clear();
 		return false;
+	}
 	secmap_perf_data_skip_samples(pd, true);
 	while (!found && secmap_perf_data_next(pd, &rec) == 1 &&
 	       secmap_perf_data_offset(pd) - pf->data.offset < SCAN_MAX)

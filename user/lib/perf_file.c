@@ -366,6 +366,7 @@ SECMAP_EXPORT int secmap_perf_read_feature(const char *path, unsigned int bit, v
 	void *buf;
 	int fd, err;
 
+	libsecmap_reason_clear();
 	if (!path || !data || !len || bit >= LIBSECMAP_PERF_FEAT_BITS)
 		return libsecmap_err(-EINVAL);
 	*data = NULL;

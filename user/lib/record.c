@@ -770,6 +770,7 @@ SECMAP_EXPORT int secmap_reader_from_buffer(const void *buf, size_t len,
 	uint8_t *copy;
 	int err;
 
+	libsecmap_reason_clear();
 	if (!reader || (!buf && len))
 		return libsecmap_err(-EINVAL);
 	*reader = NULL;

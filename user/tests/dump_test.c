@@ -867,6 +867,11 @@ TEST(ko_cache_entry_round_trip)
 	free(got.path);
 	free(got.secs);
 
+	/* A count the entry's 32 bits cannot hold: refused, nothing written. */
+	ks[0].s.nr_symbols = (size_t)UINT32_MAX + 1;
+	EXPECT_EQ(-EOVERFLOW, ko_cache_store(dir, secmap_snapshot_module(snap, 0), &ko));
+	ks[0].s.nr_symbols = 3;
+
 	/* Names that are not UTF-8 are kept as they are. */
 	ko.secs = ks + 2;
 	ASSERT_EQ(0, ko_cache_store(dir, secmap_snapshot_module(snap, 1), &ko));
