@@ -450,6 +450,7 @@ struct libsecmap_out {
 	char *dir;		/* its directory */
 	const char *base;	/* its name, in @target */
 	char *tmp;		/* the temporary name, once it has one */
+	bool tmp_tracked;	/* @tmp is in the signal-time remover's table */
 };
 int libsecmap_out_open(struct libsecmap_out *o, const char *path, const struct stat *like);
 /* The mode of @like (NULL: 0644) and, where permitted, its owner, for @o's file. */

@@ -22,37 +22,49 @@
  * The temporary files with a name on disk now (a file system without
  * O_TMPFILE; or one being renamed into place), for a signal handler to
  * remove: secmap_output_remove_temporaries(). Slots are claimed and
- * cleared atomically; a name is freed only after its slot is cleared.
+ * cleared atomically. The remover may run on another thread and read a
+ * name after taking it: a name it took is never freed by its owner.
  */
 #define TMP_SLOTS	32
 
 static char *tmp_names[TMP_SLOTS];
 
-static void tmp_named(char *name)
+static void tmp_named(struct libsecmap_out *o)
 {
 	unsigned int i;
 
 	for (i = 0; i < TMP_SLOTS; i++) {
 		char *none = NULL;
 
-		if (__atomic_compare_exchange_n(&tmp_names[i], &none, name, false,
-						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		if (__atomic_compare_exchange_n(&tmp_names[i], &none, o->tmp, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+			o->tmp_tracked = true;
 			return;
+		}
 	}
 	/* More at once than any command makes: that one is not removed on a signal. */
 }
 
-static void tmp_unnamed(const char *name)
+/*
+ * Take @o->tmp out of the table. If the remover took it first, it may be
+ * unlinking it now: @o->tmp is then let go unfreed (the process is on its
+ * way out) and NULL.
+ */
+static void tmp_unnamed(struct libsecmap_out *o)
 {
 	unsigned int i;
 
-	for (i = 0; name && i < TMP_SLOTS; i++) {
-		char *was = (char *)name;
+	if (!o->tmp_tracked)
+		return;
+	o->tmp_tracked = false;
+	for (i = 0; i < TMP_SLOTS; i++) {
+		char *was = o->tmp;
 
 		if (__atomic_compare_exchange_n(&tmp_names[i], &was, NULL, false,
 						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			return;
 	}
+	o->tmp = NULL;
 }
 
 SECMAP_EXPORT void secmap_output_remove_temporaries(void)
@@ -199,7 +211,7 @@ int libsecmap_out_open(struct libsecmap_out *o, const char *path, const struct s
 			o->tmp = NULL;
 			goto fail;
 		}
-		tmp_named(o->tmp);
+		tmp_named(o);
 	}
 	err = libsecmap_out_like(o, like);
 	if (err)
@@ -223,7 +235,7 @@ void libsecmap_out_discard(struct libsecmap_out *o)
 {
 	if (o->fd >= 0)
 		close(o->fd);
-	tmp_unnamed(o->tmp);
+	tmp_unnamed(o);
 	if (o->tmp)
 		unlink(o->tmp);
 	free(o->tmp);
@@ -249,13 +261,13 @@ static int name_tmpfile(struct libsecmap_out *o)
 			return -ENOMEM;
 		}
 		/* Listed before the link, so that a signal just after it finds the name. */
-		tmp_named(o->tmp);
+		tmp_named(o);
 		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc does not. */
 		if (!linkat(o->fd, "", AT_FDCWD, o->tmp, AT_EMPTY_PATH) ||
 		    !linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW))
 			return 0;
 		err = -errno;
-		tmp_unnamed(o->tmp);
+		tmp_unnamed(o);
 	}
 	free(o->tmp);
 	o->tmp = NULL;
@@ -304,7 +316,7 @@ static int out_place(struct libsecmap_out *o, const struct stat *times, bool kee
 	if (!err && rename(o->tmp, o->target) < 0)
 		err = -errno;
 	if (!err) {
-		tmp_unnamed(o->tmp);
+		tmp_unnamed(o);
 		free(o->tmp);
 		o->tmp = NULL;
 		sync_dir(o->dir);

@@ -255,23 +255,31 @@ SECMAP_EXPORT int secmap_perf_maps_object_image(const struct secmap_perf_maps *p
 	return 0;
 }
 
-/* mkdir -p of @path's directory part below @top (which exists or is made too). */
-static int make_dirs(char *path, size_t top_len)
+/*
+ * mkdir -p of @path's directory part below @top (which exists or is made
+ * too), on a copy: @path may be a shared handle's, read by other threads.
+ */
+static int make_dirs(const char *path, size_t top_len)
 {
-	char *p;
+	char *copy = strdup(path), *p;
+	int err = 0;
 
-	for (p = path + top_len; (p = strchr(p + 1, '/')); ) {
+	if (!copy)
+		return -ENOMEM;
+	for (p = copy + top_len; (p = strchr(p + 1, '/')); ) {
 		*p = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-			int err = -errno;
-
-			*p = '/';
-			return err;
+		if (mkdir(copy, 0755) < 0 && errno != EEXIST) {
+			err = -errno;
+			break;
 		}
 		*p = '/';
 	}
-	return 0;
+	free(copy);
+	return err;
 }
+
+/* Names the temporary links of one process apart, whatever thread installs. */
+static unsigned int link_serial;
 
 /* Write @o at @o->path, replacing what was there only once it is whole. */
 static int install_object(const char *dir, const struct pm_object *o)
@@ -292,7 +300,8 @@ static int install_object(const char *dir, const struct pm_object *o)
 	/* .build-id/ab/cdef... -> ../../.secmap/ID/mod.ko, as perf's own links go up two. */
 	if (asprintf(&link, "%s/.build-id/%.2s/%s", dir, sid, sid + 2) < 0 ||
 	    asprintf(&target, "../../%s", o->rel) < 0 ||
-	    asprintf(&tmp, "%s.tmp-%d", link, (int)getpid()) < 0) {
+	    asprintf(&tmp, "%s.tmp-%d-%u", link, (int)getpid(),
+		     __atomic_fetch_add(&link_serial, 1, __ATOMIC_RELAXED)) < 0) {
 		err = -ENOMEM;
 		goto out;
 	}

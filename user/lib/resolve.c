@@ -1818,7 +1818,7 @@ SECMAP_EXPORT int secmap_resolve(const struct secmap_resolver *res, uint64_t add
 	size_t ksym_hint = SIZE_MAX;
 
 	if (!res || !out || !res->finished || res->err)
-		return -EINVAL;
+		return libsecmap_err(-EINVAL);
 	return answer(res, addr, time, index_find(&res->sections, addr, time, false), &ksym_hint,
 		      out);
 }
