@@ -180,29 +180,29 @@ static int trailer_id_pos(uint64_t st)
 	return 1 + !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU);
 }
 
+/* Where field @bit of a sample of type @st is, *@pos moved past it; 0 if it has none. */
+static uint16_t field_at(uint64_t st, uint64_t bit, uint16_t *pos)
+{
+	uint16_t at = st & bit ? *pos : 0;
+
+	*pos += st & bit ? 8 : 0;
+	return at;
+}
+
 static void sample_head_of(uint64_t st, struct sample_head *h)
 {
-	uint16_t pos = 8;
+	uint16_t pos = 8, identifier;
 
 	/* In the order of the layout; the ID field, when present, wins. */
-	h->id = st & PERF_SAMPLE_IDENTIFIER ? pos : 0;
-	pos += st & PERF_SAMPLE_IDENTIFIER ? 8 : 0;
-	h->ip = st & PERF_SAMPLE_IP ? pos : 0;
-	pos += st & PERF_SAMPLE_IP ? 8 : 0;
-	h->tid = st & PERF_SAMPLE_TID ? pos : 0;
-	pos += st & PERF_SAMPLE_TID ? 8 : 0;
-	h->time = st & PERF_SAMPLE_TIME ? pos : 0;
-	pos += st & PERF_SAMPLE_TIME ? 8 : 0;
-	h->addr = st & PERF_SAMPLE_ADDR ? pos : 0;
-	pos += st & PERF_SAMPLE_ADDR ? 8 : 0;
-	h->id = st & PERF_SAMPLE_ID ? pos : h->id;
-	pos += st & PERF_SAMPLE_ID ? 8 : 0;
-	h->stream_id = st & PERF_SAMPLE_STREAM_ID ? pos : 0;
-	pos += st & PERF_SAMPLE_STREAM_ID ? 8 : 0;
-	h->cpu = st & PERF_SAMPLE_CPU ? pos : 0;
-	pos += st & PERF_SAMPLE_CPU ? 8 : 0;
-	h->period = st & PERF_SAMPLE_PERIOD ? pos : 0;
-	pos += st & PERF_SAMPLE_PERIOD ? 8 : 0;
+	identifier = field_at(st, PERF_SAMPLE_IDENTIFIER, &pos);
+	h->ip = field_at(st, PERF_SAMPLE_IP, &pos);
+	h->tid = field_at(st, PERF_SAMPLE_TID, &pos);
+	h->time = field_at(st, PERF_SAMPLE_TIME, &pos);
+	h->addr = field_at(st, PERF_SAMPLE_ADDR, &pos);
+	h->id = field_at(st, PERF_SAMPLE_ID, &pos) ?: identifier;
+	h->stream_id = field_at(st, PERF_SAMPLE_STREAM_ID, &pos);
+	h->cpu = field_at(st, PERF_SAMPLE_CPU, &pos);
+	h->period = field_at(st, PERF_SAMPLE_PERIOD, &pos);
 	h->size = pos;
 }
 
