@@ -22,7 +22,7 @@ static const struct cmd cmds[] = {
 	{ "report", do_report, "perf report's table with module samples on the right function" },
 	{ "script", do_script, "the samples as perf script prints them, module frames corrected" },
 	{ "resolve", do_resolve, "name the module, section and symbol of addresses at a time" },
-	{ "help", do_help, "show this help" },
+	{ "help", do_help, "show this help, or with COMMAND its own (COMMAND --help)" },
 	{ 0 }
 };
 
@@ -32,9 +32,9 @@ static void usage(FILE *f)
 
 	fprintf(f,
 		"Usage: %s [OPTIONS] COMMAND [ARGS...]\n"
-		"       %s COMMAND --help\n"
+		"       %s COMMAND --help, or %s help COMMAND\n"
 		"\n"
-		"Commands:\n", bin_name, bin_name);
+		"Commands:\n", bin_name, bin_name, bin_name);
 	for (c = cmds; c->name; c++)
 		fprintf(f, "  %-8s  %s\n", c->name, c->summary);
 	fprintf(f,
@@ -46,12 +46,38 @@ static void usage(FILE *f)
 		"  -V, --version  show the version\n");
 }
 
+static const struct cmd *find_cmd(const char *name)
+{
+	const struct cmd *c;
+
+	for (c = cmds; c->name && strcmp(c->name, name); c++)
+		;
+	return c->name ? c : NULL;
+}
+
+/* "help [COMMAND]": COMMAND's own --help, as perf and git give it. */
 static int do_help(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	usage(stdout);
-	return SECMAP_EXIT_OK;
+	char *args[] = { NULL, "--help", NULL };
+	const struct cmd *c;
+
+	if (argc < 2) {
+		usage(stdout);
+		return SECMAP_EXIT_OK;
+	}
+	if (argc > 2)
+		return unexpected_argument("help", argv[2], usage);
+	c = find_cmd(argv[1]);
+	if (!c) {
+		p_err("unknown command '%s' (try '%s help')", argv[1], bin_name);
+		return SECMAP_EXIT_USAGE;
+	}
+	if (c->func == do_help) {
+		usage(stdout);
+		return SECMAP_EXIT_OK;
+	}
+	args[0] = argv[1];
+	return c->func(2, args);
 }
 
 static int do_version(void)
@@ -145,7 +171,8 @@ int main(int argc, char **argv)
 	argv += optind;
 
 	if (help) {
-		ret = do_help(argc, argv);
+		usage(stdout);
+		ret = SECMAP_EXIT_OK;
 	} else if (version) {
 		ret = do_version();
 	} else if (!argc) {
@@ -154,9 +181,8 @@ int main(int argc, char **argv)
 			usage(stderr);
 		ret = SECMAP_EXIT_USAGE;
 	} else {
-		for (c = cmds; c->name && strcmp(c->name, argv[0]); c++)
-			;
-		if (c->name) {
+		c = find_cmd(argv[0]);
+		if (c) {
 			ret = c->func(argc, argv);
 		} else {
 			p_err("unknown command '%s' (try '%s help')", argv[0], bin_name);

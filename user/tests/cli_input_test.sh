@@ -31,6 +31,13 @@ fails() {
 	return 1
 }
 
+# help COMMAND is COMMAND --help, word for word.
+check "help report: report's own help, exit 0" sh -c \
+	'[ "$("$1" help report)" = "$("$1" report --help)" ] && "$1" help report | grep -q "^Usage: .* report"' \
+	sh "$bin"
+check "help nope: unknown command" fails 2 "unknown command 'nope'" help nope
+check "help dump x: unexpected argument" fails 2 "unexpected argument 'x'" help dump x
+
 check "dump --json=1: names --json, takes no value" \
 	fails 2 "option '--json' takes no value" dump --json=1
 check "report --force=1: names --force" \

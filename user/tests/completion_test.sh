@@ -96,5 +96,7 @@ expect_completion "--source" secmap dump --so
 expect_completion "auto netlink sysfs" secmap dump --source ""
 expect_completion "sysfs" secmap -p dump --source s
 expect_completion "--count" secmap monitor --cou
+expect_completion "record report resolve" secmap help re
+expect_completion "" secmap help report ""
 
 tap_done
