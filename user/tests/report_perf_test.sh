@@ -129,10 +129,17 @@ count_events() {
 variant() {
 	local name=$which-$1 f=$tmp/$which-$1.data cnt
 	shift
-	perf_in "$which" record -q "$@" -a -o "${f##*/}" -- "${workload[@]}" >/dev/null 2>&1
+	perf_in "$which" record -q "$@" -a -o "${f##*/}" -- "${workload[@]}" >/dev/null \
+		2>"$tmp/record.err"
 	if [ ! -s "$f" ]; then
 		not_ok "report: $name: perf record wrote $f"
 		return
+	fi
+	# A file perf itself shows no sample of says nothing: show why.
+	if ! perf_in "$which" script -i "${f##*/}" 2>"$tmp/script.err" | grep -q .; then
+		echo "# $name: perf script shows no sample; perf record said:" \
+			"$(head -c 300 "$tmp/record.err")"
+		echo "# perf script said: $(head -c 300 "$tmp/script.err")"
 	fi
 	# With -g the frames are below each sample: compared further down.
 	if [ -z "${CHAIN:-}" ]; then
@@ -178,7 +185,7 @@ for e in json.load(sys.stdin)["events"]:
     if e["samples"]:
         print(e["event"], e["samples"])' | sort >ours.n
 	check "report: $name: report -j counts the samples perf script shows, per event" \
-		cmp -s perf.n ours.n
+		both_same "$(wc -l <perf.n)" perf.n ours.n
 	cmp -s perf.n ours.n || { sed 's/^/# perf: /' perf.n; sed 's/^/# ours: /' ours.n; }
 }
 for which in $perfs; do
