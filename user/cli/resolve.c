@@ -371,7 +371,7 @@ static int print_one(const struct secmap_resolver *res, const char *arg)
 	if (!found)
 		printf("%s [unknown]\n", text_safe(arg));
 	else if (r.kind == SECMAP_RESOLVED_KERNEL)
-		printf("%s [kernel] %s\n", text_safe(arg), sym_str(&r, sym, sizeof(sym)));
+		printf("%s [kernel.kallsyms] %s\n", text_safe(arg), sym_str(&r, sym, sizeof(sym)));
 	else if (r.section)
 		printf("%s %s %s+0x%" PRIx64 " %s%s%s\n", text_safe(arg), text_safe(r.module),
 		       text_safe(r.section),

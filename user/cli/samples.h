@@ -16,7 +16,7 @@
 /* One resolved address. Strings live as long as the sample walk. */
 struct frame {
 	uint64_t ip;
-	const char *module;	/* "[kernel]", a module, a user file's path; NULL: unknown */
+	const char *module;	/* "[kernel.kallsyms]", a module, a user file's path; NULL: unknown */
 	const char *dso;	/* as perf script names it: [kernel.kallsyms], [mod], /path */
 	const char *section;	/* module sections only */
 	const char *symbol;	/* NULL: unknown */

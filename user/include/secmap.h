@@ -455,7 +455,7 @@ enum secmap_resolved_kind {
  */
 struct secmap_resolution {
 	enum secmap_resolved_kind kind;
-	const char *module;		/* "[kernel]" for the core kernel */
+	const char *module;		/* "[kernel.kallsyms]" (perf's name) for the core kernel */
 	const uint8_t *build_id;
 	size_t build_id_len;
 	const char *section;

@@ -1761,7 +1761,7 @@ static void resolve_kernel(const struct secmap_resolver *res, uint64_t addr, siz
 		*hint = i;
 	}
 	out->kind = SECMAP_RESOLVED_KERNEL;
-	out->module = "[kernel]";
+	out->module = "[kernel.kallsyms]";
 	out->symbol = res->kernel_names + res->ksyms[i].name_off;
 	out->symbol_offset = addr - res->ksyms[i].addr;
 }

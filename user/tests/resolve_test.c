@@ -713,7 +713,7 @@ TEST_F(res, kernel_symbols_from_kallsyms)
 	ASSERT_EQ(5, secmap_resolver_nr_kernel_symbols(self->res));
 	ASSERT_EQ(0, secmap_resolve(self->res, 0xffffffff81001010ull, 1, &r));
 	ASSERT_EQ(SECMAP_RESOLVED_KERNEL, r.kind);
-	ASSERT_STREQ("[kernel]", r.module);
+	ASSERT_STREQ("[kernel.kallsyms]", r.module);
 	ASSERT_STREQ("some_local", r.symbol);
 	ASSERT_EQ(0x10, r.symbol_offset);
 	/* Data symbols are not text: some_local runs on to do_work. */
