@@ -290,12 +290,9 @@ int ko_cache_load(const char *dir, const struct secmap_module *mod, struct dump_
 		err = -ENOMEM;
 		goto out;
 	}
-	if (!parse_entry(buf, len, mod, out)) {
-		free(out->secs);
-		memset(out, 0, sizeof(*out));
-		goto out;
-	}
-	err = out->path ? 0 : -ENOMEM;
+	/* parse_entry() sets the path last: none after a match is strndup() failing. */
+	if (parse_entry(buf, len, mod, out))
+		err = out->path ? 0 : -ENOMEM;
 	if (err) {
 		free(out->secs);
 		memset(out, 0, sizeof(*out));
