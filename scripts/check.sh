@@ -3,9 +3,9 @@
 # Everything `make check` runs: set-up, then two lanes side by side, one per
 # core (qemu's TCG runs a guest on one). The VM lane builds the module for
 # the debug kernel and boots it: the longest VM, a third of the run. The
-# host lane runs checkpatch, the unit tests (gcc, clang, ASan/UBSan), the
-# libFuzzer targets and the install and DKMS tests, then builds and boots
-# the other kernels one at a time. Without a debug kernel in KERNELS, the
+# host lane runs checkpatch, the unit tests (gcc, clang, ASan/UBSan; the
+# threaded ones under TSan), the libFuzzer targets and the install and DKMS
+# tests, then builds and boots the other kernels one at a time. Without a debug kernel in KERNELS, the
 # VM lane takes them all. Each step leaves TAP under build/tap/; the last
 # line is the aggregate "N passed, N failed, N skipped". A failing step
 # does not stop the others, so one run shows every problem.
@@ -104,15 +104,18 @@ done >"$tapdir/checkpatch.tap"
 grep -A3 '^not ok' "$tapdir/checkpatch.tap" || true
 
 step "host unit tests"
-for variant in gcc clang sanitize; do
+for variant in gcc clang sanitize thread; do
+	target="test"
 	case $variant in
 	gcc) args=(CC=gcc) ;;
 	clang) args=(CC=clang) ;;
 	sanitize) args=(CC=gcc SANITIZE=1) ;;
+	# The tests that share handles between threads, under TSan.
+	thread) args=(CC=gcc SANITIZE=thread) target="test-threads" ;;
 	esac
 	out=$build/host/$variant/
 	mkdir -p "$out"
-	make -s -C user OUTPUT="$out" "${args[@]}" test >"$tapdir/host-$variant.tap" 2>&1
+	make -s -C user OUTPUT="$out" "${args[@]}" "$target" >"$tapdir/host-$variant.tap" 2>&1
 	tap_result "host-$variant.tap" $? "host: userspace builds and its tests pass ($variant)"
 	grep -E '^(not )?ok ' "$tapdir/host-$variant.tap" | grep -v '^ok' || true
 done

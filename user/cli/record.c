@@ -37,18 +37,13 @@ struct recorder {
 	struct secmap_family_watch *watch;
 	struct secmap_ko_search search;
 	struct ko_tables *kos;
+	struct secmap_recorder *rec;	/* snapshots and events into records */
 	bool no_ko;
 	bool no_kallsyms;
 	bool quiet;
-	/* The last pair of kernel stamps: a gap's start is estimated from it. */
-	uint64_t last_local, last_mono;
 	bool in_gap;
-	uint64_t gap_local, gap_mono;
-	/* For the summary, and the FINISHED record. */
-	uint64_t nr_events, nr_maps, lost;
 	uint64_t replayed;		/* lost events the journal gave back, earlier clients' */
 	uint64_t flushed_ns;		/* CLOCK_MONOTONIC of the last flush */
-	uint32_t nr_resyncs;
 	bool resync_pending;		/* a loss the library could not resync yet */
 	struct secmap_kernel_info kernel;	/* the KERNEL record's identity */
 	bool have_kernel;
@@ -93,106 +88,38 @@ static void now_mono(uint64_t *ns)
 	*ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void saw_stamps(struct recorder *r, uint64_t local, uint64_t mono)
+/* The recorder's records go to the file. */
+static int add_record(void *ctx, const struct secmap_record *rec)
 {
-	if (local || mono) {
-		r->last_local = local;
-		r->last_mono = mono;
-	}
+	struct recorder *r = ctx;
+
+	return secmap_writer_add(r->w, rec);
 }
 
-static uint32_t map_flags(const struct secmap_section *sec, const struct secmap_ko_section *ks)
+/* What the .ko says of a section, from the table read once per build. */
+static int ko_section(void *ctx, const struct secmap_module *mod, const char *name,
+		      struct secmap_ko_section *out)
 {
-	uint32_t sflags = secmap_section_flags(sec), flags = 0;
-	int region = secmap_section_region(sec);
+	struct recorder *r = ctx;
+	const struct secmap_ko_section *ks = ko_table_section(ko_tables_get(r->kos, mod), name);
 
-	if (sflags & SECMAP_SECTION_F_INIT)
-		flags |= SECMAP_MAP_F_INIT;
-	if (sflags & SECMAP_SECTION_F_FREED)
-		flags |= SECMAP_MAP_F_FREED;
-	if (region == SECMAP_REGION_TEXT || region == SECMAP_REGION_INIT_TEXT)
-		flags |= SECMAP_MAP_F_EXEC;
-	if (region == SECMAP_REGION_PERCPU || !strcmp(secmap_section_name(sec), ".data..percpu"))
-		flags |= SECMAP_MAP_F_PERCPU;
 	if (!ks)
-		return flags | SECMAP_MAP_F_NO_KO;
-	if (ks->flags & 0x4)	/* SHF_EXECINSTR */
-		flags |= SECMAP_MAP_F_EXEC;
-	if (ks->flags & 0x1)	/* SHF_WRITE */
-		flags |= SECMAP_MAP_F_WRITE;
-	return flags;
-}
-
-/* One SEC_MAP record per section of @mod. */
-static int write_module_maps(struct recorder *r, const struct secmap_module *mod,
-			     uint64_t local, uint64_t mono, uint64_t seq, uint32_t extra)
-{
-	struct secmap_record rec = {
-		.type = SECMAP_REC_SEC_MAP,
-		.pid = SECMAP_PID_HOST_KERNEL,
-		.time_local_ns = local,
-		.time_mono_ns = mono,
-		.seq = seq,
-		.module = secmap_module_name(mod),
-	};
-	const struct ko_table *ko = r->no_ko ? NULL : ko_tables_get(r->kos, mod);
-	const struct secmap_ko_section *ks;
-	size_t i;
-	int err;
-
-	rec.build_id_len = secmap_module_build_id(mod, &rec.build_id);
-	for (i = 0; i < secmap_module_section_count(mod); i++) {
-		const struct secmap_section *sec = secmap_module_section(mod, i);
-
-		ks = ko_table_section(ko, secmap_section_name(sec));
-		rec.section = secmap_section_name(sec);
-		rec.start = secmap_section_addr(sec);
-		rec.len = ks ? ks->size : 0;
-		rec.pgoff = ks ? ks->offset : 0;
-		rec.flags = map_flags(sec, ks) | extra;
-		err = secmap_writer_add(r->w, &rec);
-		if (err)
-			return err;
-		r->nr_maps++;
-	}
+		return -ENOENT;
+	*out = *ks;
 	return 0;
 }
 
-/* A RESYNC and the snapshot that replaces every earlier mapping. */
-static int write_snapshot(struct recorder *r, const struct secmap_snapshot *snap,
-			  uint32_t reason, uint32_t source, uint64_t lost)
+static int recorder_stats(const struct recorder *r, struct secmap_recorder_stats *stats)
 {
-	uint64_t local = secmap_snapshot_time_local_ns(snap);
-	uint64_t mono = secmap_snapshot_time_mono_ns(snap);
-	struct secmap_record rec = {
-		.type = SECMAP_REC_RESYNC,
-		.reason = reason,
-		.source = source,
-		.time_local_ns = local,
-		.time_mono_ns = mono,
-		.lost = lost,
-	};
-	size_t i, n = secmap_snapshot_module_count(snap), maps = 0;
-	int err;
+	*stats = (struct secmap_recorder_stats){ .sz = sizeof(*stats) };
+	return secmap_recorder_stats(r->rec, stats);
+}
 
-	for (i = 0; i < n; i++)
-		maps += secmap_module_section_count(secmap_snapshot_module(snap, i));
-	if (maps > UINT32_MAX)
-		return -E2BIG;
-	rec.nr_maps = (uint32_t)maps;
-	rec.nr_modules = (uint32_t)n;
-	if (reason != SECMAP_RESYNC_START) {
-		rec.gap_local_ns = r->gap_local;
-		rec.gap_mono_ns = r->gap_mono;
-	}
-	err = secmap_writer_add(r->w, &rec);
-	for (i = 0; !err && i < n; i++)
-		err = write_module_maps(r, secmap_snapshot_module(snap, i), local, mono, 0,
-					SECMAP_MAP_F_SNAPSHOT);
-	if (reason != SECMAP_RESYNC_START)
-		r->nr_resyncs++;
-	saw_stamps(r, local, mono);
-	return err;
+static uint64_t events_seen(const struct recorder *r)
+{
+	struct secmap_recorder_stats stats;
+
+	return recorder_stats(r, &stats) ? 0 : stats.events;
 }
 
 /* The KERNEL record: the kernel's identity now; its symbols come at the end. */
@@ -266,52 +193,12 @@ static int write_kallsyms(struct recorder *r)
 	return err;
 }
 
-static int write_unmap(struct recorder *r, const struct secmap_event *ev, uint32_t flags)
-{
-	const struct secmap_module *mod = secmap_event_module(ev);
-	struct secmap_record rec = {
-		.type = SECMAP_REC_UNMAP,
-		.pid = SECMAP_PID_HOST_KERNEL,
-		.flags = flags,
-		.time_local_ns = secmap_event_time_local_ns(ev),
-		.time_mono_ns = secmap_event_time_mono_ns(ev),
-		.seq = secmap_event_seq(ev),
-		.module = secmap_module_name(mod),
-	};
-
-	rec.build_id_len = secmap_module_build_id(mod, &rec.build_id);
-	return secmap_writer_add(r->w, &rec);
-}
-
 static int record_event(struct recorder *r, const struct secmap_event *ev)
 {
-	uint64_t local = secmap_event_time_local_ns(ev), mono = secmap_event_time_mono_ns(ev);
-
-	r->nr_events++;
-	if (secmap_event_type(ev) == SECMAP_EVENT_RESYNC) {
-		/* Nothing is known since the last event delivered: the gap starts there. */
-		r->gap_local = r->last_local;
-		r->gap_mono = r->last_mono;
-	} else {
-		saw_stamps(r, local, mono);
-	}
-	switch (secmap_event_type(ev)) {
-	case SECMAP_CMD_MODULE_NEW_NTF:
-		return write_module_maps(r, secmap_event_module(ev), local, mono,
-					 secmap_event_seq(ev), 0);
-	case SECMAP_CMD_MODULE_LIVE_NTF:
-		return write_unmap(r, ev, SECMAP_UNMAP_F_INIT);
-	case SECMAP_CMD_MODULE_GONE_NTF:
-		return write_unmap(r, ev, 0);
-	case SECMAP_EVENT_RESYNC:
-		r->lost += secmap_event_lost(ev);
+	if (secmap_event_type(ev) == SECMAP_EVENT_RESYNC)
 		fprintf(stderr, "Warning: %" PRIu64 " module events lost; recorded a resync\n",
 			secmap_event_lost(ev));
-		return write_snapshot(r, secmap_event_snapshot(ev), SECMAP_RESYNC_LOST,
-				      SECMAP_SOURCE_NETLINK, secmap_event_lost(ev));
-	default:
-		return 0;
-	}
+	return secmap_recorder_event(r->rec, ev);
 }
 
 /*
@@ -335,7 +222,7 @@ static int connect_netlink(struct recorder *r, uint32_t reason)
 		err = write_kernel(r, secmap_snapshot_time_local_ns(snap),
 				   secmap_snapshot_time_mono_ns(snap));
 	if (!err)
-		err = write_snapshot(r, snap, reason, SECMAP_SOURCE_NETLINK, 0);
+		err = secmap_recorder_snapshot(r->rec, snap, reason, SECMAP_SOURCE_NETLINK, 0);
 	secmap_snapshot_free(snap);
 	if (err) {
 		secmap_client_close(r->client);
@@ -379,12 +266,12 @@ static int drain_events(struct recorder *r)
 /* secmap.ko went away: what follows is a gap until it comes back. */
 static void start_gap(struct recorder *r)
 {
+	uint64_t mono;
+
 	if (r->in_gap)
 		return;
-	now_mono(&r->gap_mono);
-	/* local_clock() cannot be read from here: move the last stamp by as much. */
-	r->gap_local = r->last_mono && r->gap_mono > r->last_mono ?
-		       r->last_local + (r->gap_mono - r->last_mono) : r->last_local;
+	now_mono(&mono);
+	secmap_recorder_gap(r->rec, mono);
 	r->in_gap = true;
 	r->replayed += secmap_client_nr_replayed(r->client);
 	secmap_client_close(r->client);
@@ -533,10 +420,10 @@ static int record_loop(struct recorder *r, int sfd, struct record_run *run)
 		if (!ret && watch_at >= 0 && pfd[watch_at].revents)
 			ret = watch_family(r);
 		/* POLLERR too: an overrun receive buffer is how losses show. */
-		events = r->nr_events;
+		events = events_seen(r);
 		if (!ret && ((client_at >= 0 && pfd[client_at].revents) || r->resync_pending))
 			ret = drain_events(r);
-		if (r->nr_events != events) {
+		if (events_seen(r) != events) {
 			now_mono(&now);
 			quiet_until = now + RECORD_COALESCE_NS;
 		}
@@ -579,14 +466,17 @@ static pid_t start_command(char **argv, const sigset_t *oldmask)
 
 static int finish(struct recorder *r)
 {
-	uint64_t mono;
-	struct secmap_record rec = {
-		.type = SECMAP_REC_FINISHED,
-		.nr_resyncs = r->nr_resyncs,
-		.lost = r->lost,
-	};
+	struct secmap_recorder_stats stats;
+	struct secmap_record rec = { .type = SECMAP_REC_FINISHED };
 	struct secmap_info info;
+	uint64_t mono;
 	int err;
+
+	err = recorder_stats(r, &stats);
+	if (err)
+		return err;
+	rec.nr_resyncs = stats.resyncs;
+	rec.lost = stats.lost;
 
 	if (r->have_kernel && !r->no_kallsyms && r->kernel.have_ref_addr) {
 		err = write_kallsyms(r);
@@ -600,8 +490,7 @@ static int finish(struct recorder *r)
 	} else {
 		now_mono(&mono);
 		rec.time_mono_ns = mono;
-		rec.time_local_ns = r->last_mono && mono > r->last_mono ?
-				    r->last_local + (mono - r->last_mono) : r->last_local;
+		rec.time_local_ns = secmap_recorder_local_at(r->rec, mono);
 	}
 	return secmap_writer_add(r->w, &rec);
 }
@@ -627,7 +516,11 @@ static uint64_t max_rss_kb(int who)
 static void summary(const struct recorder *r, uint64_t bytes)
 {
 	uint64_t replayed = r->replayed + secmap_client_nr_replayed(r->client);
+	struct secmap_recorder_stats st;
 	struct json_out *o;
+
+	if (recorder_stats(r, &st))
+		return;
 
 	/* -q silences the human summary; asked-for JSON is still printed. */
 	if (r->quiet && !json_output)
@@ -639,11 +532,11 @@ static void summary(const struct recorder *r, uint64_t bytes)
 			json_out_object_begin(o, NULL);
 			json_out_str(o, "output", r->path);
 			json_out_u64(o, "bytes", bytes);
-			json_out_u64(o, "maps", r->nr_maps);
-			json_out_u64(o, "events", r->nr_events);
-			json_out_u64(o, "lost", r->lost);
+			json_out_u64(o, "maps", st.maps);
+			json_out_u64(o, "events", st.events);
+			json_out_u64(o, "lost", st.lost);
 			json_out_u64(o, "replayed", replayed);
-			json_out_u64(o, "resyncs", r->nr_resyncs);
+			json_out_u64(o, "resyncs", st.resyncs);
 			if (r->kallsyms_from)
 				json_out_str(o, "kallsyms", r->kallsyms_from);
 			else
@@ -659,8 +552,8 @@ static void summary(const struct recorder *r, uint64_t bytes)
 	}
 	fprintf(stderr, "[ secmap record: %" PRIu64 " section maps, %" PRIu64 " events (%" PRIu64
 		" replayed after a loss), %" PRIu64 " lost (%u resyncs), %" PRIu64
-		" bytes written to %s ]\n", r->nr_maps, r->nr_events, replayed, r->lost,
-		r->nr_resyncs, bytes, r->path);
+		" bytes written to %s ]\n", st.maps, st.events, replayed, st.lost,
+		st.resyncs, bytes, r->path);
 }
 
 static int command_status(const struct record_run *run)
@@ -708,13 +601,26 @@ static int record_start(struct recorder *r, int fd)
 	if (!err)
 		err = write_kernel(r, 0, 0);
 	if (!err)
-		err = write_snapshot(r, snap, SECMAP_RESYNC_START, SECMAP_SOURCE_SYSFS, 0);
+		err = secmap_recorder_snapshot(r->rec, snap, SECMAP_RESYNC_START,
+					       SECMAP_SOURCE_SYSFS, 0);
 	secmap_snapshot_free(snap);
 	return err;
 }
 
+static int new_recorder(struct recorder *r)
+{
+	SECMAP_OPTS(secmap_recorder_opts, opts,
+		.record = add_record,
+		.ko_section = r->no_ko ? NULL : ko_section,
+		.ctx = r,
+	);
+
+	return secmap_recorder_new(&opts, &r->rec);
+}
+
 static void record_cleanup(struct recorder *r)
 {
+	secmap_recorder_free(r->rec);
 	secmap_kernel_info_release(&r->kernel);
 	ko_tables_free(r->kos);
 	secmap_family_watch_close(r->watch);
@@ -816,7 +722,7 @@ int do_record(int argc, char **argv)
 			inject = "perf.data";
 	}
 	r->search.paths = paths;
-	if (ko_tables_new(&r->search, &r->kos)) {
+	if (ko_tables_new(&r->search, &r->kos) || new_recorder(r)) {
 		p_err("out of memory");
 		ret = SECMAP_EXIT_FAILURE;
 		goto out;

@@ -19,7 +19,10 @@
  *   secmap_resolver_finish() has returned (and the handle is handed over
  *   after that), secmap_resolve(), secmap_resolve_many() and the getters
  *   may run from any number of threads.
+ * - secmap_live: one thread adds and publishes; enter, resolve and exit
+ *   from any number of threads at once, while it does.
  * - secmap_client, secmap_family_watch, secmap_writer, secmap_output,
+ *   secmap_recorder,
  *   secmap_ko_index (its finds load places lazily), secmap_ko (libelf
  *   loads tables on first use), and the moving calls of the readers
  *   (secmap_reader_next(), secmap_perf_data_next()): one thread at a
@@ -379,6 +382,66 @@ int secmap_writer_free(struct secmap_writer *writer);
 uint64_t secmap_writer_bytes(const struct secmap_writer *writer);
 
 /*
+ * A recorder: what the kernel says, turned into records in the order a
+ * recording holds them, each handed to @record (valid during the call
+ * only): to secmap_writer_add() for a file, to secmap_live_add() for a
+ * live resolver. It decides each section's SECMAP_MAP_F_* flags and keeps,
+ * from one call to the next, the kernel's last time stamps (where a gap
+ * begins) and the counts of a FINISHED record.
+ *
+ * Options structs here and below start with @sz, set by SECMAP_OPTS():
+ * a library older than the caller's header accepts a longer struct if the
+ * fields it does not know are zero, and refuses it with -E2BIG otherwise.
+ */
+#define SECMAP_OPTS(type, name, ...) \
+	struct type name = { .sz = sizeof(struct type), __VA_ARGS__ }
+
+struct secmap_recorder_opts {
+	size_t sz;
+	/* Each record; a non-zero return stops the call that made it, and is returned. */
+	int (*record)(void *ctx, const struct secmap_record *rec);
+	/*
+	 * What @module's .ko says of @section: 0 and *@out, or non-zero (not
+	 * known: the record then has no length or file offset, and
+	 * SECMAP_MAP_F_NO_KO; a resolver takes them from the .ko). NULL: none.
+	 */
+	int (*ko_section)(void *ctx, const struct secmap_module *module, const char *section,
+			  struct secmap_ko_section *out);
+	void *ctx;
+};
+struct secmap_recorder;
+int secmap_recorder_new(const struct secmap_recorder_opts *opts, struct secmap_recorder **rec);
+void secmap_recorder_free(struct secmap_recorder *rec);
+/*
+ * A RESYNC record (@reason: SECMAP_RESYNC_START for a recording's first
+ * snapshot; @source, @lost as in the record), then a SEC_MAP record per
+ * section of every module of @snapshot, flagged SECMAP_MAP_F_SNAPSHOT
+ * (@snapshot NULL: no modules, as on a kernel without module support).
+ */
+int secmap_recorder_snapshot(struct secmap_recorder *rec, const struct secmap_snapshot *snapshot,
+			     uint32_t reason, uint32_t source, uint64_t lost);
+/* The records of one event: SEC_MAPs of a load, an UNMAP, or a resync's. */
+int secmap_recorder_event(struct secmap_recorder *rec, const struct secmap_event *event);
+/*
+ * secmap.ko went away at @mono_ns (CLOCK_MONOTONIC): the gap the next
+ * snapshot (reason SECMAP_RESYNC_RELOAD) closes begins then.
+ */
+void secmap_recorder_gap(struct secmap_recorder *rec, uint64_t mono_ns);
+/*
+ * local_clock() at @mono_ns, estimated from the last stamps seen (user
+ * space cannot read local_clock()): for a gap or a FINISHED record.
+ */
+uint64_t secmap_recorder_local_at(const struct secmap_recorder *rec, uint64_t mono_ns);
+struct secmap_recorder_stats {
+	size_t sz;		/* the caller's sizeof; filled up to it */
+	uint64_t events;	/* events handed to secmap_recorder_event() */
+	uint64_t maps;		/* SEC_MAP records made */
+	uint64_t lost;		/* events lost for good, by the resyncs' count */
+	uint32_t resyncs;	/* snapshots but the START one */
+};
+int secmap_recorder_stats(const struct secmap_recorder *rec, struct secmap_recorder_stats *stats);
+
+/*
  * A validating reader. secmap_reader_open() reads a secmap.data file, or
  * the recording `secmap inject` put into a perf.data file (told apart by
  * their magic). Every size, offset, length and string is checked before it
@@ -513,6 +576,48 @@ int secmap_resolver_module(const struct secmap_resolver *res, size_t idx,
 /* Mappings indexed (module footprints included) and kernel text symbols read. */
 size_t secmap_resolver_nr_maps(const struct secmap_resolver *res);
 size_t secmap_resolver_nr_kernel_symbols(const struct secmap_resolver *res);
+
+/*
+ * A live resolver, for a profiling agent that resolves addresses as it
+ * samples while modules come and go: one thread adds records (a
+ * secmap_recorder's, or a recording's) and publishes; any number of
+ * threads resolve meanwhile, without waiting.
+ *
+ * secmap_live_publish() makes what was added so far visible: it builds a
+ * new finished resolver from every record (a replay, then what
+ * secmap_resolver_finish() does; the .ko files are read once for the
+ * handle's life), swaps it in, then waits until no reader holds the one it
+ * replaced, and frees that. 0 (also when nothing was added since), or the
+ * finish's error (the last generation stays current). Publish between
+ * batches of records, not inside a snapshot's.
+ *
+ * secmap_live_enter() returns the current generation (NULL before the
+ * first publish), for secmap_resolve(), secmap_resolve_many() and the
+ * resolver's getters; it and the strings of its resolutions stay valid
+ * until secmap_live_exit() with the same @token. Keep the two close: a
+ * publish waits for the readers inside. Enter/exit pairs may nest and
+ * interleave across threads; never publish between one's own pair.
+ *
+ * Records are kept (copied) for the handle's life: memory grows by about a
+ * hundred bytes per section of every load. secmap_live_add(): 0, -ENOMEM,
+ * or what secmap_resolver_add() refuses (-EINVAL, -EBADMSG; the record is
+ * then dropped, those before it kept). @opts->resolver's search strings
+ * must outlive the handle.
+ */
+struct secmap_live_opts {
+	size_t sz;
+	const struct secmap_resolver_opts *resolver;	/* NULL: the defaults */
+};
+struct secmap_live;
+int secmap_live_new(const struct secmap_live_opts *opts, struct secmap_live **live);
+void secmap_live_free(struct secmap_live *live);
+int secmap_live_add(struct secmap_live *live, const struct secmap_record *rec);
+int secmap_live_publish(struct secmap_live *live);
+const struct secmap_resolver *secmap_live_enter(struct secmap_live *live, unsigned int *token);
+void secmap_live_exit(struct secmap_live *live, unsigned int token);
+/* How many generations were published; records added so far. */
+uint64_t secmap_live_generations(const struct secmap_live *live);
+size_t secmap_live_nr_records(const struct secmap_live *live);
 
 /*
  * The running kernel, for a recording's SECMAP_REC_KERNEL and KALLSYMS

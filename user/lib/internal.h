@@ -186,6 +186,27 @@ static inline unsigned int libsecmap_trailer_words(uint64_t sample_type)
 int libsecmap_reason(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void libsecmap_reason_clear(void);
 
+#ifndef offsetofend
+#define offsetofend(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
+#endif
+
+/*
+ * An options struct the caller says is @sz bytes long, of which this
+ * library knows @known: a caller built against a newer header may pass a
+ * longer one, and is understood only if what this library cannot read
+ * is zero (libbpf's rule). Else -E2BIG.
+ */
+static inline bool libsecmap_opts_tail_zero(const void *opts, size_t sz, size_t known)
+{
+	const uint8_t *p = opts;
+	size_t i;
+
+	for (i = known; i < sz; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
 /* Every failure path returns -err and leaves err in errno, as the API promises. */
 static inline int libsecmap_err(int err)
 {
@@ -233,6 +254,22 @@ int libsecmap_ko_open_budget(const char *path, size_t budget, struct secmap_ko *
  * decompress to 111 MiB in all, and a recording names only those loaded.
  */
 #define LIBSECMAP_KO_BUDGET	((size_t)1 << 30)
+
+/*
+ * The .ko files shared by the generations of a live resolver (ko_pool.c):
+ * each build found and opened once. libsecmap_ko_pool_get(): 0 with *@ko
+ * (owned by the pool, open until it is freed), -ENOMEM, or why there is
+ * none: -ENOENT not found, else the open's error (-EDQUOT past the pool's
+ * LIBSECMAP_KO_BUDGET). *@path is the file found, or NULL.
+ */
+struct libsecmap_ko_pool;
+int libsecmap_ko_pool_new(struct libsecmap_ko_pool **pool);
+void libsecmap_ko_pool_free(struct libsecmap_ko_pool *pool);
+int libsecmap_ko_pool_get(struct libsecmap_ko_pool *pool, const struct secmap_ko_search *search,
+			  const char *name, const uint8_t *id, size_t id_len, const char **path,
+			  struct secmap_ko **ko);
+/* From now on @res opens its builds' .ko files through @pool, which must outlive it. */
+void libsecmap_resolver_set_ko_pool(struct secmap_resolver *res, struct libsecmap_ko_pool *pool);
 
 /*
  * Find the NT_GNU_BUILD_ID note named "GNU" among the ELF notes in @buf

@@ -55,6 +55,7 @@ struct rs_build {
 	void *sec_tree;		/* struct rs_sec_key by name, past RS_SECS_SCANNED */
 	char *path;		/* the .ko the symbols come from */
 	struct secmap_ko *ko;
+	bool ko_shared;		/* @ko is the pool's, not closed with the build */
 	int err;		/* why there are no symbols */
 };
 
@@ -166,6 +167,7 @@ struct secmap_resolver {
 	size_t builds_hash_size;
 	/* What the builds' .ko files decompressed to, kept or not: up to LIBSECMAP_KO_BUDGET. */
 	size_t ko_spent;
+	struct libsecmap_ko_pool *ko_pool;	/* a live resolver's, or NULL */
 	struct rs_map *maps;
 	size_t nr_maps, cap_maps;
 	struct rs_life *lives;
@@ -929,7 +931,8 @@ SECMAP_EXPORT void secmap_resolver_free(struct secmap_resolver *res)
 		free(b->secs);
 		free(b->name);
 		free(b->path);
-		secmap_ko_close(b->ko);
+		if (!b->ko_shared)
+			secmap_ko_close(b->ko);
 	}
 	for (i = 0; i < res->nr_lives; i++)
 		free(res->lives[i].maps);
@@ -982,42 +985,38 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The symbols of every section a build's maps name, from its .ko. */
-static int load_build(struct secmap_resolver *res, struct secmap_ko_index *idx, struct rs_build *b)
+/* The pool's .ko for @b, if any; shared, and never closed by the build. 0 or -ENOMEM. */
+static int open_pooled(struct secmap_resolver *res, struct rs_build *b)
 {
-	const uint8_t *id;
-	size_t i, j, len, spent;
+	const char *path;
 	int err;
 
-	if (res->opts.no_ko) {
-		b->err = -ENOENT;
-		return 0;
-	}
-	err = secmap_ko_index_find(idx, b->name, b->id_len ? b->id : NULL, b->id_len, &b->path);
+	err = libsecmap_ko_pool_get(res->ko_pool, &res->search, b->name, b->id_len ? b->id : NULL,
+				    b->id_len, &path, &b->ko);
 	if (err == -ENOMEM)
 		return err;
-	if (err) {
-		b->err = -ENOENT;
-		return 0;
+	if (path) {
+		b->path = strdup(path);
+		if (!b->path)
+			return -ENOMEM;
 	}
-	/*
-	 * The image stays open (symbol names point into it): without a total,
-	 * a few small .ko.zst bombs, each under the cap of one file, would
-	 * hold gigabytes. -EDQUOT once spent; plain .ko files cost nothing.
-	 */
-	err = libsecmap_ko_open_budget(b->path, res->ko_spent < LIBSECMAP_KO_BUDGET ?
-				       LIBSECMAP_KO_BUDGET - res->ko_spent : 0, &b->ko, &spent);
-	res->ko_spent += spent;
-	if (err == -ENOMEM)
-		return err;
-	if (err) {
-		b->err = err;
-		return 0;
-	}
+	b->ko_shared = true;
+	b->err = err;
+	return 0;
+}
+
+/* The symbols of @b's sections, from its opened .ko of the right build. */
+static int read_build_symbols(struct secmap_resolver *res, struct rs_build *b)
+{
+	const uint8_t *id;
+	size_t i, j, len;
+	int err;
+
 	len = secmap_ko_build_id(b->ko, &id);
 	if (b->id_len && (len != b->id_len || memcmp(id, b->id, len)) && !res->opts.force) {
 		b->err = -ESTALE;
-		secmap_ko_close(b->ko);
+		if (!b->ko_shared)
+			secmap_ko_close(b->ko);
 		b->ko = NULL;
 		return 0;
 	}
@@ -1065,6 +1064,47 @@ static int load_build(struct secmap_resolver *res, struct secmap_ko_index *idx, 
 	}
 	return 0;
 }
+
+/* The symbols of every section a build's maps name, from its .ko. */
+static int load_build(struct secmap_resolver *res, struct secmap_ko_index *idx, struct rs_build *b)
+{
+	size_t spent;
+	int err;
+
+	if (res->opts.no_ko) {
+		b->err = -ENOENT;
+		return 0;
+	}
+	if (res->ko_pool) {
+		err = open_pooled(res, b);
+		if (err || !b->ko)
+			return err;
+		return read_build_symbols(res, b);
+	}
+	err = secmap_ko_index_find(idx, b->name, b->id_len ? b->id : NULL, b->id_len, &b->path);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		b->err = -ENOENT;
+		return 0;
+	}
+	/*
+	 * The image stays open (symbol names point into it): without a total,
+	 * a few small .ko.zst bombs, each under the cap of one file, would
+	 * hold gigabytes. -EDQUOT once spent; plain .ko files cost nothing.
+	 */
+	err = libsecmap_ko_open_budget(b->path, res->ko_spent < LIBSECMAP_KO_BUDGET ?
+				       LIBSECMAP_KO_BUDGET - res->ko_spent : 0, &b->ko, &spent);
+	res->ko_spent += spent;
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		b->err = err;
+		return 0;
+	}
+	return read_build_symbols(res, b);
+}
+
 
 /*
  * A binary search over 100 000 symbols and more mispredicts a branch and
@@ -1660,7 +1700,7 @@ SECMAP_EXPORT int secmap_resolver_finish(struct secmap_resolver *res)
 	err = parse_kallsyms(res);
 	if (!err && !res->search.release)
 		res->search.release = res->release;
-	if (!err && !res->opts.no_ko)
+	if (!err && !res->opts.no_ko && !res->ko_pool)
 		err = secmap_ko_index_new(&res->search, &idx);
 	for (i = 0; !err && i < res->nr_builds; i++)
 		err = load_build(res, idx, &res->builds[i]);
@@ -1684,6 +1724,11 @@ SECMAP_EXPORT int secmap_resolver_finish(struct secmap_resolver *res)
 	if (err)
 		res->err = err;
 	return err ? libsecmap_err(err) : 0;
+}
+
+void libsecmap_resolver_set_ko_pool(struct secmap_resolver *res, struct libsecmap_ko_pool *pool)
+{
+	res->ko_pool = pool;
 }
 
 SECMAP_EXPORT int secmap_resolver_load(struct secmap_resolver *res, const char *path)

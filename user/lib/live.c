@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * A live resolver: records are added while other threads resolve.
+ *
+ * Lookups never wait. The writer builds the next generation, a whole
+ * resolver, from every record added so far, and swaps it in with one
+ * atomic store; readers bracket their use of a generation with two
+ * counters, one per parity of an epoch (SRCU's scheme). To free the old
+ * generation the writer flips the epoch twice, each time waiting for the
+ * readers counted under the parity it left: any reader that could still
+ * hold the old generation entered before the swap, and is counted under
+ * one of the two.
+ *
+ * A generation costs a replay of the records (linear) and a resolver's
+ * finish (n log n); the .ko files are opened once for all generations
+ * (ko_pool.c). Module loads are rare next to samples: an agent publishes
+ * after each batch of events.
+ */
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "internal.h"
+
+struct secmap_live {
+	struct secmap_resolver_opts opts;
+	struct secmap_record **log;	/* every record accepted, deep copies */
+	size_t nr_log, cap_log;
+	/* The next generation: the log replayed, plus what came since. NULL: none yet. */
+	struct secmap_resolver *staging;
+	struct libsecmap_ko_pool *pool;
+	uint64_t generations;
+	_Atomic(struct secmap_resolver *) current;
+	atomic_uint epoch;
+	atomic_ulong readers[2];
+};
+
+SECMAP_EXPORT int secmap_live_new(const struct secmap_live_opts *opts, struct secmap_live **livep)
+{
+	struct secmap_live *live;
+	int err;
+
+	if (!livep)
+		return libsecmap_err(-EINVAL);
+	*livep = NULL;
+	if (opts) {
+		if (opts->sz < offsetofend(struct secmap_live_opts, resolver))
+			return libsecmap_err(-EINVAL);
+		if (!libsecmap_opts_tail_zero(opts, opts->sz, sizeof(*opts)))
+			return libsecmap_err(-E2BIG);
+		if (opts->resolver && opts->resolver->clock > SECMAP_CLOCK_MONO)
+			return libsecmap_err(-EINVAL);
+	}
+	live = calloc(1, sizeof(*live));
+	if (!live)
+		return libsecmap_err(-ENOMEM);
+	if (opts && opts->resolver)
+		live->opts = *opts->resolver;
+	err = libsecmap_ko_pool_new(&live->pool);
+	if (err) {
+		free(live);
+		return libsecmap_err(err);
+	}
+	*livep = live;
+	return 0;
+}
+
+SECMAP_EXPORT void secmap_live_free(struct secmap_live *live)
+{
+	size_t i;
+
+	if (!live)
+		return;
+	secmap_resolver_free(atomic_load(&live->current));
+	secmap_resolver_free(live->staging);
+	for (i = 0; i < live->nr_log; i++)
+		free(live->log[i]);
+	free(live->log);
+	/* Last: the generations' symbol names point into its images. */
+	libsecmap_ko_pool_free(live->pool);
+	free(live);
+}
+
+/* Where the copy's next bytes go: @n bytes of @src, NUL-terminated when a string. */
+static void *copy_out(char **at, const void *src, size_t n, bool string)
+{
+	void *dst = *at;
+
+	if (!src)
+		return NULL;
+	memcpy(dst, src, n);
+	*at += n;
+	if (string)
+		*(*at)++ = '\0';
+	return dst;
+}
+
+static size_t str_size(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
+}
+
+/* @rec and everything it points to, in one allocation. */
+static struct secmap_record *copy_record(const struct secmap_record *rec)
+{
+	size_t bytes = sizeof(*rec) + str_size(rec->section) + str_size(rec->module) +
+		       str_size(rec->release) + str_size(rec->ref_name);
+	struct secmap_record *c;
+	char *at;
+
+	if (rec->build_id)
+		bytes += rec->build_id_len;
+	if (rec->text) {
+		if (rec->text_len > SIZE_MAX - bytes)
+			return NULL;
+		bytes += rec->text_len;
+	}
+	c = malloc(bytes);
+	if (!c)
+		return NULL;
+	*c = *rec;
+	at = (char *)(c + 1);
+	c->section = copy_out(&at, rec->section, str_size(rec->section) - !!rec->section, true);
+	c->module = copy_out(&at, rec->module, str_size(rec->module) - !!rec->module, true);
+	c->release = copy_out(&at, rec->release, str_size(rec->release) - !!rec->release, true);
+	c->ref_name = copy_out(&at, rec->ref_name, str_size(rec->ref_name) - !!rec->ref_name,
+			       true);
+	c->build_id = copy_out(&at, rec->build_id, rec->build_id_len, false);
+	c->text = copy_out(&at, rec->text, rec->text_len, false);
+	return c;
+}
+
+/* A new staging resolver holding the whole log. 0 or an error of adding it. */
+static int stage(struct secmap_live *live)
+{
+	struct secmap_resolver *res;
+	size_t i;
+	int err;
+
+	err = secmap_resolver_new(&live->opts, &res);
+	if (err)
+		return err;
+	libsecmap_resolver_set_ko_pool(res, live->pool);
+	for (i = 0; i < live->nr_log; i++) {
+		err = secmap_resolver_add(res, live->log[i]);
+		if (err) {
+			secmap_resolver_free(res);
+			return err;
+		}
+	}
+	live->staging = res;
+	return 0;
+}
+
+SECMAP_EXPORT int secmap_live_add(struct secmap_live *live, const struct secmap_record *rec)
+{
+	struct secmap_record **log, *copy;
+	int err;
+
+	if (!live || !rec)
+		return libsecmap_err(-EINVAL);
+	if (!live->staging) {
+		err = stage(live);
+		if (err)
+			return libsecmap_err(err);
+	}
+	log = libsecmap_grow(live->log, &live->cap_log, live->nr_log, sizeof(*log), 64);
+	if (!log)
+		return libsecmap_err(-ENOMEM);
+	live->log = log;
+	copy = copy_record(rec);
+	if (!copy)
+		return libsecmap_err(-ENOMEM);
+	err = secmap_resolver_add(live->staging, copy);
+	if (err) {
+		/* Refused, and kept out of the log: the next add stages the log again. */
+		free(copy);
+		secmap_resolver_free(live->staging);
+		live->staging = NULL;
+		return err;
+	}
+	live->log[live->nr_log++] = copy;
+	return 0;
+}
+
+/* Until no reader counted under @parity is left. */
+static void wait_readers(struct secmap_live *live, unsigned int parity)
+{
+	struct timespec nap = { 0, 1000 };
+	unsigned int spins = 0;
+
+	while (atomic_load(&live->readers[parity])) {
+		if (++spins < 64) {
+			sched_yield();
+			continue;
+		}
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 1000000)
+			nap.tv_nsec *= 2;
+	}
+}
+
+/* No reader holds what was current before the last swap. */
+static void wait_for_readers(struct secmap_live *live)
+{
+	unsigned int e;
+
+	e = atomic_fetch_add(&live->epoch, 1);
+	wait_readers(live, e & 1);
+	e = atomic_fetch_add(&live->epoch, 1);
+	wait_readers(live, e & 1);
+}
+
+SECMAP_EXPORT int secmap_live_publish(struct secmap_live *live)
+{
+	struct secmap_resolver *old;
+	int err;
+
+	if (!live)
+		return libsecmap_err(-EINVAL);
+	if (!live->staging && live->generations)
+		return 0;	/* nothing added since the last generation */
+	if (!live->staging) {
+		err = stage(live);
+		if (err)
+			return libsecmap_err(err);
+	}
+	err = secmap_resolver_finish(live->staging);
+	if (err) {
+		secmap_resolver_free(live->staging);
+		live->staging = NULL;
+		return libsecmap_err(err);
+	}
+	old = atomic_exchange(&live->current, live->staging);
+	live->staging = NULL;
+	live->generations++;
+	if (old) {
+		wait_for_readers(live);
+		secmap_resolver_free(old);
+	}
+	return 0;
+}
+
+SECMAP_EXPORT const struct secmap_resolver *secmap_live_enter(struct secmap_live *live,
+							      unsigned int *token)
+{
+	unsigned int parity;
+
+	if (!live || !token)
+		return NULL;
+	parity = atomic_load(&live->epoch) & 1;
+	atomic_fetch_add(&live->readers[parity], 1);
+	*token = parity;
+	return atomic_load(&live->current);
+}
+
+SECMAP_EXPORT void secmap_live_exit(struct secmap_live *live, unsigned int token)
+{
+	if (live && token < 2)
+		atomic_fetch_sub(&live->readers[token], 1);
+}
+
+SECMAP_EXPORT uint64_t secmap_live_generations(const struct secmap_live *live)
+{
+	return live ? live->generations : 0;
+}
+
+SECMAP_EXPORT size_t secmap_live_nr_records(const struct secmap_live *live)
+{
+	return live ? live->nr_log : 0;
+}
