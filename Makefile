@@ -46,6 +46,20 @@ guest-build:
 	$(MAKE) -C user OUTPUT=$(BUILD)/guest/ all static
 	mkdir -p $(BUILD)/guest/tests
 	$(MAKE) -C selftests/secmap OUTPUT=$(BUILD)/guest/tests/ LIBSECMAP=$(BUILD)/guest/libsecmap.a
+	$(MAKE) guest-agent
+
+# The example agent (Documentation/examples/agent.c), built as its users
+# would: against the installed library, through pkg-config. Linked with
+# libsecmap.a: the VMs have no libsecmap.so.
+AGENT_ROOT = $(BUILD)/guest/root
+AGENT_PC = PKG_CONFIG_PATH=$(AGENT_ROOT)/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(AGENT_ROOT) \
+	pkg-config
+guest-agent:
+	$(MAKE) -s -C user OUTPUT=$(BUILD)/guest/ install DESTDIR=$(AGENT_ROOT) PREFIX=/usr
+	$(CC) -Wall -Wextra -Werror $$($(AGENT_PC) --cflags libsecmap) \
+		-o $(BUILD)/guest/secmap-agent Documentation/examples/agent.c \
+		$(AGENT_ROOT)/usr/lib/libsecmap.a \
+		$$($(AGENT_PC) --static --libs libsecmap | sed 's/-lsecmap\b//')
 
 fuzz: setup
 	$(MAKE) -C user OUTPUT=$(BUILD)/fuzz/ fuzz FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60)
@@ -105,5 +119,5 @@ uninstall:
 	$(MAKE) -C user uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	rm -rf $(DKMS_SRC)
 
-.PHONY: all user kmod setup fuzz kmod-matrix guest guest-build check demo bench clean print-version
+.PHONY: all user kmod setup fuzz kmod-matrix guest guest-build guest-agent check demo bench clean print-version
 .PHONY: install install-user install-dkms uninstall

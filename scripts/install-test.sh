@@ -79,6 +79,20 @@ check "program links libsecmap.a with pkg-config --static --libs" \
 	sh -c "${CC:-cc} -Wall -Werror $(pc --cflags) -o '$tmp/prog-static' '$tmp/prog.c' \
 		'$p/lib/libsecmap.a' $(pc --static --libs | sed 's/-lsecmap//')"
 check "and runs without libsecmap.so" sh -c "! ldd '$tmp/prog-static' | grep -q libsecmap && '$tmp/prog-static'"
+# The example agent, as its comment says to build it (the VMs run it).
+agent=$top/Documentation/examples/agent.c
+check "Documentation/examples/agent.c is under 150 lines" test "$(wc -l <"$agent")" -lt 150
+check "the example agent builds with pkg-config, -Wall -Wextra -Werror" \
+	sh -c "${CC:-cc} -Wall -Wextra -Werror -o '$tmp/agent' '$agent' $(pc --cflags --libs)"
+# Without secmap.ko: one line, exit 1; with it, the end of its input ends it.
+env LD_LIBRARY_PATH="$p/lib" "$tmp/agent" </dev/null >"$tmp/agent.out" 2>"$tmp/agent.err"
+rc=$?
+if [ -d /sys/module/secmap ]; then
+	check "and runs to the end of its input (exit $rc)" test $rc -eq 0
+else
+	check "and, without secmap.ko, says so in one line and exits 1 ($(cat "$tmp/agent.err"))" \
+		sh -c "[ $rc -eq 1 ] && [ \$(wc -l <'$tmp/agent.err') -eq 1 ]"
+fi
 
 s=$dest/usr/src/secmap-$version
 check "DKMS tree usr/src/secmap-$version/dkms.conf" cmp -s "$top/dkms.conf" "$s/dkms.conf"

@@ -145,12 +145,14 @@ cp /bin/busybox "$root/bin/busybox"
 # as `make install` puts it, comes along for the bench to set beside it.
 cp "$build/guest/secmap-static" "$root/bin/secmap"
 cp "$build/guest/secmap" "$root/bin/secmap-dynamic"
+# The example agent, built against the installed library (make guest-agent).
+cp "$build/guest/secmap-agent" "$root/bin/secmap-agent"
 cp "$build/guest/tests/"* "$root/tests/"
 mkdir -p "$root/lib/secmap"
 cp "$top/scripts/tap.sh" "$root/lib/secmap/tap.sh"
 cp "$top/selftests/secmap/vm_util.sh" "$root/lib/secmap/vm_util.sh"
 # Programs whose libraries come along (the tests include shell scripts).
-elfs=("$root/bin/secmap" "$root/bin/secmap-dynamic")
+elfs=("$root/bin/secmap" "$root/bin/secmap-dynamic" "$root/bin/secmap-agent")
 for t in "$root/tests/"*; do
 	if [ "$(head -c 4 "$t")" = $'\x7fELF' ]; then elfs+=("$t"); fi
 done
