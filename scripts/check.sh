@@ -105,17 +105,18 @@ grep -A3 '^not ok' "$tapdir/checkpatch.tap" || true
 
 step "host unit tests"
 for variant in gcc clang sanitize thread; do
-	target="test"
+	# The unit tests, and those that run perf on our files (as root here).
+	targets=(test test-perf)
 	case $variant in
 	gcc) args=(CC=gcc) ;;
 	clang) args=(CC=clang) ;;
 	sanitize) args=(CC=gcc SANITIZE=1) ;;
 	# The tests that share handles between threads, under TSan.
-	thread) args=(CC=gcc SANITIZE=thread) target="test-threads" ;;
+	thread) args=(CC=gcc SANITIZE=thread) targets=(test-threads) ;;
 	esac
 	out=$build/host/$variant/
 	mkdir -p "$out"
-	make -s -C user OUTPUT="$out" "${args[@]}" "$target" >"$tapdir/host-$variant.tap" 2>&1
+	make -s -k -C user OUTPUT="$out" "${args[@]}" "${targets[@]}" >"$tapdir/host-$variant.tap" 2>&1
 	tap_result "host-$variant.tap" $? "host: userspace builds and its tests pass ($variant)"
 	grep -E '^(not )?ok ' "$tapdir/host-$variant.tap" | grep -v '^ok' || true
 done

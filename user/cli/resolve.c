@@ -327,6 +327,17 @@ static bool parse_query(const char *arg, uint64_t *addr, uint64_t *time)
 	return true;
 }
 
+/* SECMAP_EXIT_OK and the query, or SECMAP_EXIT_USAGE after saying why. */
+static int query_of(const char *arg, uint64_t *addr, uint64_t *time)
+{
+	if (parse_query(arg, addr, time))
+		return SECMAP_EXIT_OK;
+	/* Enough of it to find it, not a terminal's worth of a bad input. */
+	p_err("resolve: '%.80s%s' is not ADDR[@TIME]", text_safe(arg),
+	      strlen(arg) > 80 ? "..." : "");
+	return SECMAP_EXIT_USAGE;
+}
+
 static int print_one(const struct secmap_resolver *res, const char *arg)
 {
 	char sym[512];
@@ -334,12 +345,8 @@ static int print_one(const struct secmap_resolver *res, const char *arg)
 	uint64_t addr, time;
 	bool found;
 
-	if (!parse_query(arg, &addr, &time)) {
-		/* Enough of it to find it, not a terminal's worth of a bad input. */
-		p_err("resolve: '%.80s%s' is not ADDR[@TIME]", text_safe(arg),
-		      strlen(arg) > 80 ? "..." : "");
+	if (query_of(arg, &addr, &time))
 		return SECMAP_EXIT_USAGE;
-	}
 	found = !secmap_resolve(res, addr, time, &r);
 	if (json_output) {
 		struct json_out *o = json_out_stream(stdout, false);
@@ -416,6 +423,15 @@ int do_resolve(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* Queries given as arguments are checked before any work, as options are. */
+	for (r = optind, ret = SECMAP_EXIT_OK; r < argc; r++) {
+		uint64_t addr, time;
+
+		if (query_of(argv[r], &addr, &time))
+			ret = SECMAP_EXIT_USAGE;
+	}
+	if (ret)
+		goto out;
 	ret = resolver_open(&args, &res);
 	if (!res)
 		goto out;

@@ -109,7 +109,11 @@ if [ -s "$tmp/rec.data" ]; then
 		[ $st -eq 2 ] && grep -q "NUL byte" "$3/err"' sh "$bin" "$tmp/rec.data" "$tmp"
 	check "resolve: a 20 MB bad line is not echoed whole" sh -c '
 		head -c 20000000 /dev/zero | tr "\0" z | "$1" resolve -m "$2" >/dev/null 2>"$3/err"
-		[ $? -eq 2 ] && [ "$(wc -c <"$3/err")" -lt 300 ]' sh "$bin" "$tmp/rec.data" "$tmp"
+		[ $? -eq 2 ] && [ "$(grep "is not ADDR" "$3/err" | wc -c)" -gt 0 ] &&
+			[ "$(grep "is not ADDR" "$3/err" | wc -c)" -lt 200 ]' \
+		sh "$bin" "$tmp/rec.data" "$tmp"
+	check "resolve with a bad ADDR among others: refused before the recording is read" \
+		fails 2 "is not ADDR" resolve -m "$tmp/no-such.data" 0x10 zz 0x20
 fi
 # A build-id of 255 bytes (the record format's most; none is over 64):
 # corrupt, not "not a secmap recording".
