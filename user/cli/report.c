@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/hashmap.h"
 #include "json_out.h"
 #include "samples.h"
 
@@ -46,64 +47,52 @@ struct row {
 	uint64_t samples, period;
 };
 
+/* The rows, found by their key: the map's items index @rows. */
 struct table {
-	struct row *rows;	/* open addressing */
-	size_t size, nr;
+	struct row *rows;
+	size_t nr, cap;
+	struct libsecmap_hashmap by_key;
 	struct row *last;	/* the row found last: a run of samples hits one row */
 };
 
-static uint64_t row_hash(size_t event, const char *a, const char *b, const char *c)
+static uint64_t row_hash(const struct libsecmap_hashmap *m, size_t event, const char *a,
+			 const char *b, const char *c)
 {
-	uint64_t h = event * 0x9e3779b97f4a7c15ull;
+	const uintptr_t key[4] = { event, (uintptr_t)a, (uintptr_t)b, (uintptr_t)c };
 
-	h ^= (uintptr_t)a * 0xff51afd7ed558ccdull;
-	h ^= (uintptr_t)b * 0xc4ceb9fe1a85ec53ull;
-	h ^= (uintptr_t)c * 0x2127599bf4325c37ull;
-	return h ^ (h >> 29);
+	return libsecmap_hashmap_hash(m, key, sizeof(key));
 }
 
 static struct row *table_find(struct table *t, size_t event, const char *mod, const char *sec,
 			      const char *sym)
 {
-	struct row *last = t->last;
-	size_t i;
+	struct row *r = t->last;
+	struct libsecmap_hashmap_slot *slot;
+	uint64_t h;
 
-	if (last && last->event == event && last->module == mod && last->section == sec &&
-	    last->symbol == sym)
-		return last;
-	if (2 * (t->nr + 1) > t->size) {
-		size_t n = t->size ? 2 * t->size : 1024, j;
-		struct row *rows = calloc(n, sizeof(*rows));
-
-		if (!rows)
-			return NULL;
-		for (j = 0; j < t->size; j++) {
-			struct row *r = &t->rows[j];
-
-			if (!r->samples)
-				continue;
-			for (i = row_hash(r->event, r->module, r->section, r->symbol) & (n - 1);
-			     rows[i].samples; i = (i + 1) & (n - 1))
-				;
-			rows[i] = *r;
-		}
-		free(t->rows);
-		t->rows = rows;
-		t->size = n;
-	}
-	for (i = row_hash(event, mod, sec, sym) & (t->size - 1); t->rows[i].samples;
-	     i = (i + 1) & (t->size - 1)) {
-		struct row *r = &t->rows[i];
-
+	if (r && r->event == event && r->module == mod && r->section == sec && r->symbol == sym)
+		return r;
+	h = row_hash(&t->by_key, event, mod, sec, sym);
+	for (slot = libsecmap_hashmap_probe(&t->by_key, h); slot;
+	     slot = libsecmap_hashmap_next(&t->by_key, h, slot)) {
+		r = &t->rows[slot->item];
 		if (r->event == event && r->module == mod && r->section == sec && r->symbol == sym)
 			return t->last = r;
 	}
-	t->rows[i].event = event;
-	t->rows[i].module = mod;
-	t->rows[i].section = sec;
-	t->rows[i].symbol = sym;
-	t->nr++;
-	return t->last = &t->rows[i];
+	if (t->nr == t->cap) {
+		size_t n = t->cap ? 2 * t->cap : 1024;
+
+		r = reallocarray(t->rows, n, sizeof(*r));
+		if (!r)
+			return NULL;
+		t->rows = r;
+		t->cap = n;
+	}
+	if (libsecmap_hashmap_add(&t->by_key, h, t->nr))
+		return NULL;
+	r = &t->rows[t->nr++];
+	*r = (struct row){ .event = event, .module = mod, .section = sec, .symbol = sym };
+	return t->last = r;
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -257,11 +246,12 @@ int do_report(int argc, char **argv)
 	uint64_t *ev_samples = NULL, *ev_period = NULL;
 	struct sample_walk *w = NULL;
 	struct table t = { 0 };
-	struct row *rows = NULL, *r;
+	struct row *r;
 	const struct sample *s;
-	size_t i, n = 0, nr_events;
+	size_t nr_events;
 	int opt, ret, err;
 
+	libsecmap_hashmap_init(&t.by_key);
 	optind = 0;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+" RESOLVER_SHORT_OPTIONS "s:q" OUTPUT_SHORT_OPTIONS,
@@ -327,17 +317,11 @@ int do_report(int argc, char **argv)
 		ret = -err;
 		goto out;
 	}
-	rows = malloc((t.nr + 1) * sizeof(*rows));
-	if (!rows)
-		goto nomem;
-	for (i = 0; i < t.size; i++)
-		if (t.rows[i].samples)
-			rows[n++] = t.rows[i];
-	qsort(rows, n, sizeof(*rows), cmp_row);
+	qsort(t.rows, t.nr, sizeof(*t.rows), cmp_row);
 	if (json_output)
-		err = report_print_json(w, rows, n, ev_samples, ev_period, keys);
+		err = report_print_json(w, t.rows, t.nr, ev_samples, ev_period, keys);
 	else
-		report_print_stdio(w, rows, n, ev_samples, ev_period, keys);
+		report_print_stdio(w, t.rows, t.nr, ev_samples, ev_period, keys);
 	if (err || flush_output(stdout)) {
 		p_err("cannot write output: %s", strerror(err ? -err : errno ? errno : EIO));
 		ret = SECMAP_EXIT_FAILURE;
@@ -347,7 +331,7 @@ int do_report(int argc, char **argv)
 out:
 	sample_walk_close(w);
 	free(t.rows);
-	free(rows);
+	libsecmap_hashmap_free(&t.by_key);
 	free(ev_samples);
 	free(ev_period);
 	resolver_args_free(&args);

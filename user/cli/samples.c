@@ -11,13 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <linux/perf_event.h>
 
 #include "samples.h"
+#include "../lib/hashmap.h"
 #include "../lib/span_index.h"
 
 #define CLOCK_MONOTONIC_ID	1
@@ -27,9 +25,9 @@
 #define KERNEL_BATCH		1024	/* kernel frames resolved in one call */
 
 /* Strings kept for the walk's lifetime, each once. */
+/* Strings (comms, paths) kept once each: items are their malloc()ed copies. */
 struct interned {
-	char **slots;
-	size_t size, nr;
+	struct libsecmap_hashmap map;
 };
 
 struct user_map {
@@ -52,7 +50,6 @@ struct comm_at {
  */
 struct task {
 	int32_t id;
-	bool used;
 	struct user_map *maps;		/* by time */
 	size_t nr_maps, cap_maps;
 	struct span_index *index;	/* of the maps, when more than SCAN_MAX_MAPS */
@@ -63,10 +60,11 @@ struct task {
 	size_t last_map;		/* resolve_user(): the map that answered last */
 };
 
-/* Open addressing by id. */
+/* Tasks, found by id: the map's items index @tasks. */
 struct task_table {
-	struct task *slots;
-	size_t size, nr;
+	struct task *tasks;
+	size_t nr, cap;
+	struct libsecmap_hashmap by_id;
 };
 
 /* What every sample of an event shares, looked up once. */
@@ -151,45 +149,6 @@ struct queued {
 	uint64_t seq;
 };
 
-/*
- * The hashes of tids and strings start from a seed drawn at random for each
- * walk: a file cannot be made to put every task or name in one chain (40k
- * tids that collided took 13 s against 0.19 s).
- */
-static uint64_t hash_seed;
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-static void seed_hashes(void)
-{
-	uint64_t seed;
-
-	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
-		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uintptr_t)&seed;
-	hash_seed = seed | 1;
-}
-
-static size_t str_hash(const char *s)
-{
-	uint64_t h = 14695981039346656037ull ^ hash_seed;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
-	return (size_t)mix64(h);
-}
-
-static size_t tid_hash(int32_t id)
-{
-	return (size_t)mix64((uint32_t)id ^ hash_seed);
-}
-
 /* Room for @need items of @size in *@p, grown by doubling. */
 static int grow(void *p, size_t *cap, size_t need, size_t size)
 {
@@ -210,81 +169,64 @@ static int grow(void *p, size_t *cap, size_t need, size_t size)
 
 static const char *intern(struct interned *t, const char *s)
 {
-	size_t i;
+	uint64_t h = libsecmap_hashmap_hash(&t->map, s, strlen(s));
+	struct libsecmap_hashmap_slot *slot;
+	char *copy;
 
-	if (2 * (t->nr + 1) > t->size) {
-		size_t n = t->size ? 2 * t->size : 1024, j;
-		char **slots = calloc(n, sizeof(*slots));
-
-		if (!slots)
-			return NULL;
-		for (j = 0; j < t->size; j++) {
-			if (!t->slots[j])
-				continue;
-			for (i = str_hash(t->slots[j]) & (n - 1); slots[i]; i = (i + 1) & (n - 1))
-				;
-			slots[i] = t->slots[j];
-		}
-		free(t->slots);
-		t->slots = slots;
-		t->size = n;
+	for (slot = libsecmap_hashmap_probe(&t->map, h); slot;
+	     slot = libsecmap_hashmap_next(&t->map, h, slot))
+		if (!strcmp((const char *)slot->item, s))
+			return (const char *)slot->item;
+	copy = strdup(s);
+	if (copy && libsecmap_hashmap_add(&t->map, h, (uintptr_t)copy)) {
+		free(copy);
+		return NULL;
 	}
-	for (i = str_hash(s) & (t->size - 1); t->slots[i]; i = (i + 1) & (t->size - 1))
-		if (!strcmp(t->slots[i], s))
-			return t->slots[i];
-	t->slots[i] = strdup(s);
-	if (t->slots[i])
-		t->nr++;
-	return t->slots[i];
+	return copy;
 }
 
-static struct task *find_task(struct task_table *tab, int32_t id, bool create)
+static void free_interned(struct interned *t)
 {
 	size_t i;
 
-	if (create && 2 * (tab->nr + 1) > tab->size) {
-		size_t n = tab->size ? 2 * tab->size : 256, j;
-		struct task *slots = calloc(n, sizeof(*slots));
+	for (i = 0; i < t->map.size; i++)
+		if (t->map.slots[i].hash)
+			free((char *)t->map.slots[i].item);
+	libsecmap_hashmap_free(&t->map);
+}
 
-		if (!slots)
-			return NULL;
-		for (j = 0; j < tab->size; j++) {
-			if (!tab->slots[j].used)
-				continue;
-			for (i = tid_hash(tab->slots[j].id) & (n - 1); slots[i].used;
-			     i = (i + 1) & (n - 1))
-				;
-			slots[i] = tab->slots[j];
-		}
-		free(tab->slots);
-		tab->slots = slots;
-		tab->size = n;
-	}
-	if (!tab->size)
+/* Task @id, or NULL; with @create, made if new (which may move every task). */
+static struct task *find_task(struct task_table *tab, int32_t id, bool create)
+{
+	uint64_t h = libsecmap_hashmap_hash_u64(&tab->by_id, (uint32_t)id);
+	struct libsecmap_hashmap_slot *slot;
+	struct task *t;
+
+	for (slot = libsecmap_hashmap_probe(&tab->by_id, h); slot;
+	     slot = libsecmap_hashmap_next(&tab->by_id, h, slot))
+		if (tab->tasks[slot->item].id == id)
+			return &tab->tasks[slot->item];
+	if (!create || grow(&tab->tasks, &tab->cap, tab->nr + 1, sizeof(*tab->tasks)) ||
+	    libsecmap_hashmap_add(&tab->by_id, h, tab->nr))
 		return NULL;
-	for (i = tid_hash(id) & (tab->size - 1); tab->slots[i].used;
-	     i = (i + 1) & (tab->size - 1))
-		if (tab->slots[i].id == id)
-			return &tab->slots[i];
-	if (!create)
-		return NULL;
-	tab->slots[i].id = id;
-	tab->slots[i].used = true;
-	tab->nr++;
-	return &tab->slots[i];
+	t = &tab->tasks[tab->nr++];
+	memset(t, 0, sizeof(*t));
+	t->id = id;
+	return t;
 }
 
 static void free_tasks(struct task_table *tab)
 {
 	size_t i;
 
-	for (i = 0; i < tab->size; i++) {
-		free(tab->slots[i].maps);
-		span_index_free(tab->slots[i].index);
-		free(tab->slots[i].comms);
-		free(tab->slots[i].fork_comms);
+	for (i = 0; i < tab->nr; i++) {
+		free(tab->tasks[i].maps);
+		span_index_free(tab->tasks[i].index);
+		free(tab->tasks[i].comms);
+		free(tab->tasks[i].fork_comms);
 	}
-	free(tab->slots);
+	free(tab->tasks);
+	libsecmap_hashmap_free(&tab->by_id);
 }
 
 static int add_user_map(struct sample_walk *w, const struct secmap_perf_record *rec)
@@ -652,8 +594,8 @@ static int prescan(struct sample_walk *w)
 	}
 	secmap_perf_data_close(pd);
 	/* A corrupt record shows in the main pass, where its samples are. */
-	for (i = 0; !err && i < w->threads.size; i++) {
-		struct task *t = &w->threads.slots[i];
+	for (i = 0; !err && i < w->threads.nr; i++) {
+		struct task *t = &w->threads.tasks[i];
 
 		if (t->nr_comms > 1)
 			qsort(t->comms, t->nr_comms, sizeof(*t->comms), cmp_comm_time);
@@ -667,8 +609,8 @@ static int prescan(struct sample_walk *w)
 		fprintf(stderr, "Warning: %s: FORK records would copy more than %zu maps; the "
 			"tasks forked after that do not see their parents' (user frames [unknown])\n",
 			w->input, inherit_budget(w));
-	for (i = 0; !err && i < w->processes.size; i++) {
-		struct task *t = &w->processes.slots[i];
+	for (i = 0; !err && i < w->processes.nr; i++) {
+		struct task *t = &w->processes.tasks[i];
 
 		if (t->nr_maps > 1) {
 			for (j = 0; j < t->nr_maps; j++)
@@ -854,13 +796,14 @@ int sample_walk_open(const struct resolver_args *args, unsigned int flags, struc
 	int err;
 
 	*wp = NULL;
-	if (!hash_seed)
-		seed_hashes();
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		p_err("out of memory");
 		return SECMAP_EXIT_FAILURE;
 	}
+	libsecmap_hashmap_init(&w->strings.map);
+	libsecmap_hashmap_init(&w->processes.by_id);
+	libsecmap_hashmap_init(&w->threads.by_id);
 	w->input = args->input ? args->input : "perf.data";
 	w->want_chain = flags & SAMPLE_WALK_CHAIN;
 	w->ordered = flags & SAMPLE_WALK_ORDERED;
@@ -1334,9 +1277,7 @@ void sample_walk_close(struct sample_walk *w)
 	secmap_resolver_free(w->res);
 	secmap_perf_data_close(w->pd);
 	free(w->events);
-	for (i = 0; i < w->strings.size; i++)
-		free(w->strings.slots[i]);
-	free(w->strings.slots);
+	free_interned(&w->strings);
 	free_tasks(&w->processes);
 	free_tasks(&w->threads);
 	free(w->chain);

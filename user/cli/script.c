@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/hashmap.h"
 #include "samples.h"
 
 static void script_usage(FILE *f)
@@ -83,63 +84,55 @@ static void print_sample(FILE *out, const struct sample *s, const char *event, b
 	fputc('\n', out);
 }
 
-/* Folded stacks: counted in a hash table keyed by the whole line. */
-struct folded {
-	char **keys;
-	uint64_t *counts;
-	size_t size, nr;
+/* Folded stacks: counted by the whole line; the map's items index @stacks. */
+struct stack_count {
+	char *line;
+	uint64_t count;
 };
 
-static uint64_t fnv(const char *s, size_t len)
+struct folded {
+	struct stack_count *stacks;
+	size_t nr, cap;
+	struct libsecmap_hashmap by_line;
+};
+
+static int folded_add(struct folded *t, const char *line, size_t len)
 {
-	uint64_t h = 14695981039346656037ull;
+	uint64_t h = libsecmap_hashmap_hash(&t->by_line, line, len);
+	struct libsecmap_hashmap_slot *slot;
+	struct stack_count *sc;
 
-	while (len--)
-		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
-	return h;
-}
-
-static int folded_add(struct folded *t, const char *key, size_t len)
-{
-	size_t i;
-
-	if (2 * (t->nr + 1) > t->size) {
-		size_t n = t->size ? 2 * t->size : 1024, j;
-		char **keys = calloc(n, sizeof(*keys));
-		uint64_t *counts = calloc(n, sizeof(*counts));
-
-		if (!keys || !counts) {
-			free(keys);
-			free(counts);
-			return -ENOMEM;
-		}
-		for (j = 0; j < t->size; j++) {
-			if (!t->keys[j])
-				continue;
-			for (i = fnv(t->keys[j], strlen(t->keys[j])) & (n - 1); keys[i];
-			     i = (i + 1) & (n - 1))
-				;
-			keys[i] = t->keys[j];
-			counts[i] = t->counts[j];
-		}
-		free(t->keys);
-		free(t->counts);
-		t->keys = keys;
-		t->counts = counts;
-		t->size = n;
-	}
-	for (i = fnv(key, len) & (t->size - 1); t->keys[i]; i = (i + 1) & (t->size - 1)) {
-		if (!strncmp(t->keys[i], key, len) && !t->keys[i][len]) {
-			t->counts[i]++;
+	for (slot = libsecmap_hashmap_probe(&t->by_line, h); slot;
+	     slot = libsecmap_hashmap_next(&t->by_line, h, slot)) {
+		sc = &t->stacks[slot->item];
+		if (!strncmp(sc->line, line, len) && !sc->line[len]) {
+			sc->count++;
 			return 0;
 		}
 	}
-	t->keys[i] = strndup(key, len);
-	if (!t->keys[i])
+	if (t->nr == t->cap) {
+		size_t n = t->cap ? 2 * t->cap : 1024;
+
+		sc = reallocarray(t->stacks, n, sizeof(*sc));
+		if (!sc)
+			return -ENOMEM;
+		t->stacks = sc;
+		t->cap = n;
+	}
+	sc = &t->stacks[t->nr];
+	sc->line = strndup(line, len);
+	sc->count = 1;
+	if (!sc->line || libsecmap_hashmap_add(&t->by_line, h, t->nr)) {
+		free(sc->line);
 		return -ENOMEM;
-	t->counts[i] = 1;
+	}
 	t->nr++;
 	return 0;
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	return strcmp(((const struct stack_count *)a)->line, ((const struct stack_count *)b)->line);
 }
 
 /*
@@ -169,11 +162,6 @@ static void fold_frame(FILE *m, const struct frame *f)
 		fputs("_[k]", m);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int do_script(int argc, char **argv)
 {
 	enum { OPT_NS = 0x300 };
@@ -189,11 +177,12 @@ int do_script(int argc, char **argv)
 	struct sample_walk *w = NULL;
 	struct folded fold = { 0 };
 	bool ns = false, folded = false;
-	char *line = NULL, **keys = NULL;
-	size_t line_len = 0, i, n;
+	char *line = NULL;
+	size_t line_len = 0, i;
 	const struct sample *s;
 	int opt, ret, err;
 
+	libsecmap_hashmap_init(&fold.by_line);
 	optind = 0;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+" RESOLVER_SHORT_OPTIONS "Fqh", opts, NULL)) != -1) {
@@ -264,21 +253,10 @@ int do_script(int argc, char **argv)
 			text_safe(sample_walk_input(w)), sample_walk_lost(w)->events,
 			sample_walk_lost(w)->chunks, sample_walk_lost(w)->samples);
 	if (folded) {
-		keys = malloc((fold.nr + 1) * sizeof(*keys));
-		if (!keys)
-			goto nomem;
-		for (i = 0, n = 0; i < fold.size; i++)
-			if (fold.keys[i])
-				keys[n++] = fold.keys[i];
-		qsort(keys, n, sizeof(*keys), cmp_str);
-		/* Counts by key: look each up again (output is sorted, as flamegraph.pl likes). */
-		for (i = 0; i < n; i++) {
-			size_t j = fnv(keys[i], strlen(keys[i])) & (fold.size - 1);
-
-			while (fold.keys[j] != keys[i])
-				j = (j + 1) & (fold.size - 1);
-			printf("%s %" PRIu64 "\n", keys[i], fold.counts[j]);
-		}
+		/* Sorted, as flamegraph.pl likes. */
+		qsort(fold.stacks, fold.nr, sizeof(*fold.stacks), cmp_stack);
+		for (i = 0; i < fold.nr; i++)
+			printf("%s %" PRIu64 "\n", fold.stacks[i].line, fold.stacks[i].count);
 	}
 	if (flush_output(stdout)) {
 		p_err("cannot write output: %s", strerror(errno ? errno : EIO));
@@ -288,11 +266,10 @@ int do_script(int argc, char **argv)
 	ret = sample_walk_status(w);
 out:
 	sample_walk_close(w);
-	for (i = 0; i < fold.size; i++)
-		free(fold.keys[i]);
-	free(fold.keys);
-	free(fold.counts);
-	free(keys);
+	for (i = 0; i < fold.nr; i++)
+		free(fold.stacks[i].line);
+	free(fold.stacks);
+	libsecmap_hashmap_free(&fold.by_line);
 	free(line);
 	resolver_args_free(&args);
 	return ret;

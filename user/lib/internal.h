@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "hashmap.h"
 #include "secmap.h"
 
 struct nlmsghdr;
@@ -31,12 +32,9 @@ struct nlmsghdr;
  * than one malloc() each; a 1000-module dump holds some 23000 of them.
  */
 struct libsecmap_pool_block;
-struct libsecmap_interned;
 struct libsecmap_pool {
 	struct libsecmap_pool_block *head;	/* the block being filled */
-	/* libsecmap_pool_intern()'s strings: open addressing, at most half full. */
-	struct libsecmap_interned *interned;
-	size_t interned_size, nr_interned;
+	struct libsecmap_hashmap interned;	/* libsecmap_pool_intern()'s strings */
 };
 
 /* A NUL-terminated copy of @len bytes of @s, owned by @pool; NULL (ENOMEM). */

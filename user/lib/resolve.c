@@ -27,6 +27,7 @@
 #include <search.h>
 #include <sys/mman.h>
 
+#include "hashmap.h"
 #include "internal.h"
 #include "span_index.h"
 
@@ -163,8 +164,7 @@ struct secmap_resolver {
 
 	struct rs_build *builds;
 	size_t nr_builds, cap_builds;
-	uint32_t *builds_hash;	/* by name and build-id: indices into builds + 1 */
-	size_t builds_hash_size;
+	struct libsecmap_hashmap builds_by_id;	/* by name and build-id: indices into builds */
 	/* What the builds' .ko files decompressed to, kept or not: up to LIBSECMAP_KO_BUDGET. */
 	size_t ko_spent;
 	struct libsecmap_ko_pool *ko_pool;	/* a live resolver's, or NULL */
@@ -179,9 +179,7 @@ struct secmap_resolver {
 	 */
 	uint32_t *open_lives;
 	size_t nr_open_lives, cap_open_lives;
-	/* Open lives by module name: open addressing, indices into lives + 1. */
-	uint32_t *open_hash;
-	size_t hash_size;
+	struct libsecmap_hashmap open_by_name;	/* open lives by module name: indices into lives */
 
 	/* The resync being read: how many snapshot maps are still to come. */
 	uint32_t snap_left;
@@ -223,127 +221,43 @@ struct secmap_resolver {
 	int err;		/* sticky: from adding records */
 };
 
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 16777619u;
-	return h;
-}
-
 static const char *life_module(const struct secmap_resolver *res, const struct rs_life *life)
 {
 	return res->builds[life->build].name;
 }
 
-/* The slot of @module's open life, or of the empty slot where it would go. */
-static size_t hash_slot(const struct secmap_resolver *res, const char *module)
+static uint64_t module_hash(const struct secmap_resolver *res, const char *module)
 {
-	size_t i = name_hash(module) & (res->hash_size - 1);
+	return libsecmap_hashmap_hash(&res->open_by_name, module, strlen(module));
+}
 
-	while (res->open_hash[i]) {
-		const struct rs_life *life = &res->lives[res->open_hash[i] - 1];
+/* The slot of @module's open life in open_by_name, or NULL. */
+static struct libsecmap_hashmap_slot *open_slot(const struct secmap_resolver *res,
+						const char *module)
+{
+	uint64_t h = module_hash(res, module);
+	struct libsecmap_hashmap_slot *s;
 
-		if (!strcmp(life_module(res, life), module))
-			return i;
-		i = (i + 1) & (res->hash_size - 1);
-	}
-	return i;
+	for (s = libsecmap_hashmap_probe(&res->open_by_name, h); s;
+	     s = libsecmap_hashmap_next(&res->open_by_name, h, s))
+		if (!strcmp(life_module(res, &res->lives[s->item]), module))
+			return s;
+	return NULL;
 }
 
 static struct rs_life *open_life(struct secmap_resolver *res, const char *module)
 {
-	size_t i;
+	struct libsecmap_hashmap_slot *s = open_slot(res, module);
 
-	if (!res->hash_size)
-		return NULL;
-	i = hash_slot(res, module);
-	return res->open_hash[i] ? &res->lives[res->open_hash[i] - 1] : NULL;
+	return s ? &res->lives[s->item] : NULL;
 }
 
-static int hash_grow(struct secmap_resolver *res)
+static uint64_t build_hash(const struct secmap_resolver *res, const char *name,
+			   const uint8_t *id, size_t id_len)
 {
-	size_t old_size = res->hash_size, i, n = old_size ? old_size * 2 : 256;
-	uint32_t *old = res->open_hash;
-
-	res->open_hash = calloc(n, sizeof(*res->open_hash));
-	if (!res->open_hash) {
-		res->open_hash = old;
-		return -ENOMEM;
-	}
-	res->hash_size = n;
-	for (i = 0; i < old_size; i++)
-		if (old[i])
-			res->open_hash[hash_slot(res, life_module(res, &res->lives[old[i] - 1]))] =
-				old[i];
-	free(old);
-	return 0;
-}
-
-/* Remove @module's open life from the table (backward-shift deletion). */
-static void hash_remove(struct secmap_resolver *res, const char *module)
-{
-	size_t i = hash_slot(res, module), j, home;
-
-	if (!res->open_hash[i])
-		return;
-	res->open_hash[i] = 0;
-	for (j = (i + 1) & (res->hash_size - 1); res->open_hash[j];
-	     j = (j + 1) & (res->hash_size - 1)) {
-		home = name_hash(life_module(res, &res->lives[res->open_hash[j] - 1])) &
-		       (res->hash_size - 1);
-		/* Move it back if its home is not in (i, j]. */
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			res->open_hash[i] = res->open_hash[j];
-			res->open_hash[j] = 0;
-			i = j;
-		}
-	}
-}
-
-static uint32_t build_hash(const char *name, const uint8_t *id, size_t id_len)
-{
-	uint32_t h = name_hash(name);
-	size_t i;
-
-	for (i = 0; i < id_len; i++)
-		h = (h ^ id[i]) * 16777619u;
-	return h;
-}
-
-/* The slot of build (@name, @id) in builds_hash, or the empty one where it would go. */
-static size_t build_slot(const struct secmap_resolver *res, const char *name, const uint8_t *id,
-			 size_t id_len)
-{
-	size_t i = build_hash(name, id, id_len) & (res->builds_hash_size - 1);
-
-	while (res->builds_hash[i]) {
-		const struct rs_build *b = &res->builds[res->builds_hash[i] - 1];
-
-		if (b->id_len == id_len && !memcmp(b->id, id, id_len) && !strcmp(b->name, name))
-			return i;
-		i = (i + 1) & (res->builds_hash_size - 1);
-	}
-	return i;
-}
-
-static int builds_hash_grow(struct secmap_resolver *res)
-{
-	size_t n = res->builds_hash_size ? 2 * res->builds_hash_size : 256, i;
-	uint32_t *h = calloc(n, sizeof(*h));
-
-	if (!h)
-		return -ENOMEM;
-	free(res->builds_hash);
-	res->builds_hash = h;
-	res->builds_hash_size = n;
-	for (i = 0; i < res->nr_builds; i++) {
-		const struct rs_build *b = &res->builds[i];
-
-		h[build_slot(res, b->name, b->id, b->id_len)] = (uint32_t)(i + 1);
-	}
-	return 0;
+	return libsecmap_hashmap_combine(libsecmap_hashmap_hash(&res->builds_by_id, name,
+								strlen(name)),
+					 libsecmap_hashmap_hash(&res->builds_by_id, id, id_len));
 }
 
 static int find_build(struct secmap_resolver *res, const struct secmap_record *rec, uint32_t *out)
@@ -351,27 +265,24 @@ static int find_build(struct secmap_resolver *res, const struct secmap_record *r
 	static const uint8_t none[1];
 	/* memcmp() and memcpy() want a pointer even for no bytes. */
 	const uint8_t *id = rec->build_id_len ? rec->build_id : none;
+	struct libsecmap_hashmap_slot *s;
 	struct rs_build *b;
-	size_t slot;
-	int err;
+	uint64_t h;
 
 	/* No build-id is that long: the record is corrupt, not the file of another kind. */
 	if (rec->build_id_len > SECMAP_BUILD_ID_MAX)
 		return -EBADMSG;
 	if (res->nr_builds >= RS_NONE - 1)
 		return -E2BIG;
-	if (res->builds_hash_size) {
-		slot = build_slot(res, rec->module, id, rec->build_id_len);
-		if (res->builds_hash[slot]) {
-			*out = res->builds_hash[slot] - 1;
+	h = build_hash(res, rec->module, id, rec->build_id_len);
+	for (s = libsecmap_hashmap_probe(&res->builds_by_id, h); s;
+	     s = libsecmap_hashmap_next(&res->builds_by_id, h, s)) {
+		b = &res->builds[s->item];
+		if (b->id_len == rec->build_id_len && !memcmp(b->id, id, b->id_len) &&
+		    !strcmp(b->name, rec->module)) {
+			*out = (uint32_t)s->item;
 			return 0;
 		}
-	}
-	/* At most half full. */
-	if (2 * (res->nr_builds + 1) > res->builds_hash_size) {
-		err = builds_hash_grow(res);
-		if (err)
-			return err;
 	}
 	b = libsecmap_grow(res->builds, &res->cap_builds, res->nr_builds, sizeof(*b), 16);
 	if (!b)
@@ -384,7 +295,10 @@ static int find_build(struct secmap_resolver *res, const struct secmap_record *r
 		return -ENOMEM;
 	memcpy(b->id, id, rec->build_id_len);
 	b->id_len = rec->build_id_len;
-	res->builds_hash[build_slot(res, b->name, b->id, b->id_len)] = (uint32_t)(res->nr_builds + 1);
+	if (libsecmap_hashmap_add(&res->builds_by_id, h, res->nr_builds)) {
+		free(b->name);
+		return -ENOMEM;
+	}
 	*out = (uint32_t)res->nr_builds++;
 	return 0;
 }
@@ -472,17 +386,9 @@ static int new_life(struct secmap_resolver *res, uint32_t build, uint64_t seq,
 {
 	struct rs_life *lives;
 	uint32_t *open;
-	size_t slot;
-	int err;
 
 	if (res->nr_lives >= UINT32_MAX - 1)
 		return -EOVERFLOW;
-	/* Keep the table at most half full. */
-	if (2 * (res->nr_lives + 1) > res->hash_size) {
-		err = hash_grow(res);
-		if (err)
-			return err;
-	}
 	lives = libsecmap_grow(res->lives, &res->cap_lives, res->nr_lives, sizeof(*lives), 64);
 	if (!lives)
 		return -ENOMEM;
@@ -492,13 +398,14 @@ static int new_life(struct secmap_resolver *res, uint32_t build, uint64_t seq,
 	if (!open)
 		return -ENOMEM;
 	res->open_lives = open;
+	if (libsecmap_hashmap_add(&res->open_by_name, module_hash(res, res->builds[build].name),
+				  res->nr_lives))
+		return -ENOMEM;
 	res->open_lives[res->nr_open_lives++] = (uint32_t)res->nr_lives;
 	memset(&lives[res->nr_lives], 0, sizeof(*lives));
 	lives[res->nr_lives].build = build;
 	lives[res->nr_lives].seq = seq;
 	lives[res->nr_lives].open = true;
-	slot = hash_slot(res, res->builds[build].name);
-	res->open_hash[slot] = (uint32_t)(res->nr_lives + 1);
 	*out = &lives[res->nr_lives++];
 	return 0;
 }
@@ -521,8 +428,11 @@ static void close_life(struct secmap_resolver *res, struct rs_life *life, const 
 		m->to[1] = at[1];
 	}
 	if (!init_only) {
+		struct libsecmap_hashmap_slot *s = open_slot(res, life_module(res, life));
+
 		life->open = false;
-		hash_remove(res, res->builds[life->build].name);
+		if (s)
+			libsecmap_hashmap_remove(&res->open_by_name, s);
 	}
 }
 
@@ -860,6 +770,8 @@ SECMAP_EXPORT int secmap_resolver_new(const struct secmap_resolver_opts *opts,
 	res = calloc(1, sizeof(*res));
 	if (!res)
 		return libsecmap_err(-ENOMEM);
+	libsecmap_hashmap_init(&res->builds_by_id);
+	libsecmap_hashmap_init(&res->open_by_name);
 	if (opts)
 		res->opts = *opts;
 	if (opts && opts->search) {
@@ -938,11 +850,11 @@ SECMAP_EXPORT void secmap_resolver_free(struct secmap_resolver *res)
 		free(res->lives[i].maps);
 	free(res->open_lives);
 	free(res->builds);
-	free(res->builds_hash);
+	libsecmap_hashmap_free(&res->builds_by_id);
 	free(res->maps);
 	free(res->gaps);
 	free(res->lives);
-	free(res->open_hash);
+	libsecmap_hashmap_free(&res->open_by_name);
 	free(res->partial);
 	free(res->kernel_names);
 	free(res->ksyms);

@@ -56,92 +56,28 @@ char *libsecmap_pool_strndup(struct libsecmap_pool *pool, const char *s, size_t 
 	return p;
 }
 
-struct libsecmap_interned {
-	const char *str;	/* NULL: a free slot */
-	uint32_t len;
-	uint32_t hash;
-};
-
-/*
- * From the length and the first and last eight bytes, without a loop: it
- * runs once per section of a dump. Names alike there but not in between
- * meet in intern_slot()'s comparison, which tells them apart.
- */
-static uint32_t intern_hash(const char *s, size_t len)
-{
-	uint64_t head = 0, tail = 0, h;
-	uint32_t head4, tail4;
-
-	if (len >= sizeof(head)) {
-		memcpy(&head, s, sizeof(head));
-		memcpy(&tail, s + len - sizeof(tail), sizeof(tail));
-	} else if (len >= sizeof(head4)) {
-		memcpy(&head4, s, sizeof(head4));
-		memcpy(&tail4, s + len - sizeof(tail4), sizeof(tail4));
-		head = head4;
-		tail = tail4;
-	} else if (len) {
-		head = (uint8_t)s[0] | (uint8_t)s[len / 2] << 8 | (uint8_t)s[len - 1] << 16;
-	}
-	h = (head * 0x9e3779b97f4a7c15ull) ^ (tail * 0xc4ceb9fe1a85ec53ull) ^ len;
-	h *= 0xff51afd7ed558ccdull;
-	return (uint32_t)(h >> 32);
-}
-
-static size_t intern_slot(const struct libsecmap_pool *pool, const char *s, size_t len,
-			  uint32_t hash)
-{
-	size_t mask = pool->interned_size - 1, i;
-
-	for (i = hash & mask; pool->interned[i].str; i = (i + 1) & mask) {
-		const struct libsecmap_interned *e = &pool->interned[i];
-
-		if (e->hash == hash && e->len == len && !memcmp(e->str, s, len))
-			return i;
-	}
-	return i;
-}
-
-static int intern_grow(struct libsecmap_pool *pool)
-{
-	size_t old_size = pool->interned_size, i;
-	struct libsecmap_interned *old = pool->interned;
-
-	pool->interned_size = old_size ? 2 * old_size : 64;
-	pool->interned = calloc(pool->interned_size, sizeof(*pool->interned));
-	if (!pool->interned) {
-		pool->interned = old;
-		pool->interned_size = old_size;
-		return -ENOMEM;
-	}
-	for (i = 0; i < old_size; i++)
-		if (old[i].str)
-			pool->interned[intern_slot(pool, old[i].str, old[i].len, old[i].hash)] = old[i];
-	free(old);
-	return 0;
-}
-
 const char *libsecmap_pool_intern(struct libsecmap_pool *pool, const char *s, size_t len)
 {
-	uint32_t hash;
-	size_t slot;
+	struct libsecmap_hashmap_slot *slot;
+	uint64_t hash;
 	char *copy;
 
-	if (len > UINT32_MAX ||
-	    (2 * (pool->nr_interned + 1) > pool->interned_size && intern_grow(pool))) {
+	/* Seeded on first use: pools are embedded in structs calloc() made. */
+	if (!pool->interned.slots)
+		libsecmap_hashmap_init(&pool->interned);
+	hash = libsecmap_hashmap_hash(&pool->interned, s, len);
+	for (slot = libsecmap_hashmap_probe(&pool->interned, hash); slot;
+	     slot = libsecmap_hashmap_next(&pool->interned, hash, slot)) {
+		const char *str = (const char *)slot->item;
+
+		/* strnlen() first: @s may hold a NUL, and @str end before @len. */
+		if (strnlen(str, len + 1) == len && !memcmp(str, s, len))
+			return str;
+	}
+	copy = libsecmap_pool_strndup(pool, s, len);
+	if (copy && libsecmap_hashmap_add(&pool->interned, hash, (uintptr_t)copy)) {
 		errno = ENOMEM;
 		return NULL;
-	}
-	hash = intern_hash(s, len);
-	slot = intern_slot(pool, s, len, hash);
-	if (pool->interned[slot].str)
-		return pool->interned[slot].str;
-	copy = libsecmap_pool_strndup(pool, s, len);
-	if (copy) {
-		pool->interned[slot] = (struct libsecmap_interned) {
-			.str = copy, .len = (uint32_t)len, .hash = hash,
-		};
-		pool->nr_interned++;
 	}
 	return copy;
 }
@@ -155,10 +91,7 @@ void libsecmap_pool_release(struct libsecmap_pool *pool)
 		free(b);
 	}
 	pool->head = NULL;
-	free(pool->interned);
-	pool->interned = NULL;
-	pool->interned_size = 0;
-	pool->nr_interned = 0;
+	libsecmap_hashmap_free(&pool->interned);
 }
 
 struct secmap_snapshot *libsecmap_snapshot_new(void)

@@ -1481,7 +1481,7 @@ TEST(pool_interning)
 		ASSERT_NE(NULL, first[i]);
 		EXPECT_STREQ(name, first[i]);
 	}
-	EXPECT_EQ(1000U, pool.nr_interned);
+	EXPECT_EQ(1000U, pool.interned.nr);
 	for (i = 0; i < 1000; i++) {
 		len = (size_t)snprintf(name, sizeof(name), ".text.s%zuXYZ", i);
 		again = libsecmap_pool_intern(&pool, name, len - 3);
@@ -1490,11 +1490,59 @@ TEST(pool_interning)
 	/* ".text.s1" is a prefix of ".text.s10": neither may stand for the other. */
 	EXPECT_NE(first[1], first[10]);
 	EXPECT_STREQ(".text.s", libsecmap_pool_intern(&pool, ".text.s1", 7));
-	EXPECT_EQ(1001U, pool.nr_interned);
+	EXPECT_EQ(1001U, pool.interned.nr);
 	EXPECT_STREQ("", libsecmap_pool_intern(&pool, "", 0));
 	libsecmap_pool_release(&pool);
-	EXPECT_EQ(NULL, pool.interned);
-	EXPECT_EQ(0U, pool.nr_interned);
+	EXPECT_EQ(NULL, pool.interned.slots);
+	EXPECT_EQ(0U, pool.interned.nr);
+}
+
+/*
+ * The hash table against a model, with hashes chosen to collide: runs of
+ * equal hashes, homes wrapping around the end, removals from the middle of
+ * a run (backward shift must keep every other item reachable).
+ */
+TEST(hashmap_model)
+{
+	struct libsecmap_hashmap m;
+	bool present[4096] = { false };
+	unsigned int seed = 7, step;
+	size_t i, nr = 0, found;
+
+	libsecmap_hashmap_init(&m);
+	for (step = 0; step < 200000; step++) {
+		uintptr_t item = rand_r(&seed) % 4096;
+		/*
+		 * 64 distinct hashes: half spread, half at home in the last
+		 * four slots whatever the size, so that their runs wrap.
+		 */
+		uint64_t h = item % 2 ? (item % 64) * 0x9e3779b97f4a7c15ull | 1 :
+			     (uint64_t)(item % 64) << 40 | (0xffffffffu - item % 8 / 2);
+		struct libsecmap_hashmap_slot *s;
+
+		for (s = libsecmap_hashmap_probe(&m, h); s; s = libsecmap_hashmap_next(&m, h, s))
+			if (s->item == item)
+				break;
+		ASSERT_EQ(present[item], s != NULL);
+		if (s && rand_r(&seed) % 2) {
+			libsecmap_hashmap_remove(&m, s);
+			present[item] = false;
+			nr--;
+		} else if (!s) {
+			ASSERT_EQ(0, libsecmap_hashmap_add(&m, h, item));
+			present[item] = true;
+			nr++;
+		}
+		ASSERT_EQ(nr, m.nr);
+	}
+	for (i = 0, found = 0; i < m.size; i++)
+		found += m.slots[i].hash != 0;
+	EXPECT_EQ(nr, found);
+	EXPECT_LE(2 * m.nr, m.size);
+	/* Hashes of equal bytes agree; the seed is the table's. */
+	EXPECT_EQ(libsecmap_hashmap_hash(&m, "abc", 3), libsecmap_hashmap_hash(&m, "abc", 3));
+	EXPECT_NE(0U, libsecmap_hashmap_hash(&m, "", 0));
+	libsecmap_hashmap_free(&m);
 }
 
 TEST(name_tables)
