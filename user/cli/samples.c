@@ -16,7 +16,7 @@
 
 #include "samples.h"
 #include "../lib/hashmap.h"
-#include "../lib/span_index.h"
+#include "../lib/resolve/span_index.h"
 
 #define CLOCK_MONOTONIC_ID	1
 /* perf script's default callchain depth. */

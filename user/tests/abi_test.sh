@@ -19,7 +19,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # The function after each SECMAP_EXPORT, which may sit on the line after.
-grep -h -A1 'SECMAP_EXPORT' "$src"/lib/*.c | grep -oE 'secmap_[a-z0-9_]+\(' |
+grep -h -A1 'SECMAP_EXPORT' "$src"/lib/*.c "$src"/lib/*/*.c | grep -oE 'secmap_[a-z0-9_]+\(' |
 	tr -d '(' | sort -u >"$tmp/exported"
 grep -oE '^[[:space:]]+secmap_[a-z0-9_]+;' "$src/lib/libsecmap.map" | tr -d ' \t;' |
 	sort >"$tmp/map"

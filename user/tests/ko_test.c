@@ -40,7 +40,7 @@
 #include "record_ko.h"
 #include "secmap_cli.h"
 
-/* lib/ko.c, hidden from the shared library; the static one has it. */
+/* lib/ko/ko.c, hidden from the shared library; the static one has it. */
 int libsecmap_ko_decompress(const uint8_t *in, size_t in_len, size_t cap,
 			    uint8_t **out, size_t *out_len);
 

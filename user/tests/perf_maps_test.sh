@@ -243,7 +243,7 @@ variant() {
 	mkdir -p "$v"
 	# perf 6.1 record has been seen to fail an assertion in its build-id
 	# pass at the end (util/build-id.c:1010: an MMAP2 whose build-id flag
-	# the kernel left set, see lib/perf_data.c): not ours; once more then.
+	# the kernel left set, see lib/perf/perf_data.c): not ours; once more then.
 	if ! perf_in "$rec" record -q -o "$v/base.data" -F 999 -a "$@" -- sleep 0.3 \
 		>/dev/null 2>"$v/record.err" &&
 		! perf_in "$rec" record -q -o "$v/base.data" -F 999 -a "$@" -- sleep 0.3 \
