@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The sample walk's private state, shared by samples.c (reading, frames,
+ * ordering) and tasks.c (perf's task model: processes and their maps,
+ * threads and their names, FORKs; read in a first pass over the file).
+ */
+#ifndef SECMAP_SAMPLE_WALK_H
+#define SECMAP_SAMPLE_WALK_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "samples.h"
+#include "../lib/hashmap.h"
+#include "../lib/resolve/span_index.h"
+
+#define CLOCK_MONOTONIC_ID	1
+/* perf script's default callchain depth. */
+#define MAX_STACK		127
+#define AHEAD			64	/* samples read ahead, see struct sample_walk */
+#define KERNEL_BATCH		1024	/* kernel frames resolved in one call */
+
+/* Strings (comms, paths) kept for the walk's lifetime, each once: items are malloc()ed copies. */
+struct interned {
+	struct libsecmap_hashmap map;
+};
+
+struct user_map {
+	uint64_t start, end;
+	uint64_t time;		/* when it was mapped (0: unknown, before all) */
+	uint64_t shadow;	/* when a later map overlapping it was made */
+	const char *path;
+	size_t seq;		/* order among equal times: the later one wins */
+};
+
+struct comm_at {
+	uint64_t time;
+	const char *comm;
+};
+
+/*
+ * A process (by pid: its file mappings) or a thread (by tid: its names),
+ * as perf keeps them: threads share their process's maps, and each has
+ * its own name (prctl(PR_SET_NAME) renames one thread).
+ */
+struct task {
+	int32_t id;
+	struct user_map *maps;		/* by time */
+	size_t nr_maps, cap_maps;
+	struct span_index *index;	/* of the maps, when more than SCAN_MAX_MAPS */
+	struct comm_at *comms;		/* its COMMs, by time */
+	size_t nr_comms, cap_comms;
+	struct comm_at *fork_comms;	/* its parents' names at its FORKs, by time */
+	size_t nr_fork_comms, cap_fork_comms;
+	size_t last_map;		/* resolve_user(): the map that answered last */
+};
+
+/* Tasks, found by id: the map's items index @tasks. */
+struct task_table {
+	struct task *tasks;
+	size_t nr, cap;
+	struct libsecmap_hashmap by_id;
+};
+
+/* What every sample of an event shares, looked up once. */
+struct event_info {
+	uint64_t period;	/* when samples carry none: perf record -c's, else 1 */
+	bool callchain;		/* its samples record callchains (perf record -g) */
+};
+
+struct sample_walk {
+	const char *input;
+	struct secmap_perf_data *pd;
+	struct event_info *events;	/* by event index */
+	size_t nr_events;
+	struct secmap_resolver *res;
+	int status;
+	bool want_chain;
+	struct interned strings;
+	struct task_table processes;	/* by pid: maps */
+	struct task_table threads;	/* by tid: names */
+	/* Maps FORKs copied, against a budget from the maps the file has. */
+	size_t nr_own_maps, nr_inherited;
+	bool inherit_capped;
+	struct sample_walk_lost lost;
+	struct frame *chain;
+	size_t chain_cap;
+	/*
+	 * Samples read ahead of the caller, AHEAD at most, each with the
+	 * callchain buffer it was read into. A read's end or error is kept as
+	 * the last item, and said when the caller gets there.
+	 */
+	struct ahead *ahead;
+	size_t nr_ahead, ahead_pos;
+	/*
+	 * Kernel frames of the samples read ahead (their own ips and their
+	 * callchains'), still to resolve: in one secmap_resolve_many(),
+	 * which fetches the memory of the next lookups while it answers the
+	 * first (twice the lookups a second of one at a time; make bench).
+	 */
+	struct frame *kernel_frames[KERNEL_BATCH];
+	uint64_t kernel_ips[KERNEL_BATCH], kernel_times[KERNEL_BATCH];
+	struct secmap_resolution kernel_res[KERNEL_BATCH];
+	int kernel_ret[KERNEL_BATCH];
+	size_t nr_kernel;
+	/* kernel_frame(): the last module answered, and its "[module]" dso */
+	const char *last_module;
+	const char *last_module_dso;
+	/* sample_walk_next(): the last pid and tid looked up, and their tasks (or NULL) */
+	struct task *last_task;
+	const struct task *last_thread;
+	int32_t last_pid, last_tid;
+	bool last_task_set, last_thread_set;
+	/* SAMPLE_WALK_ORDERED: samples held until a round says they are due */
+	bool ordered;
+	struct queued *pending;		/* not due yet: a heap, the oldest first */
+	size_t nr_pending, cap_pending;
+	size_t pending_bytes;		/* what they hold, callchains included */
+	bool queue_capped;		/* QUEUE_BYTES_MAX was reached: said once */
+	struct queued *due;		/* by time, handed out from due_pos */
+	size_t nr_due, cap_due, due_pos;
+	uint64_t seen_max;		/* the latest sample time read */
+	uint64_t round_max;		/* seen_max at the previous FINISHED_ROUND */
+	uint64_t seq;
+	bool eof;
+	/* next_sample(): how reading ended, once it has */
+	bool read_ended;
+	int read_end;
+	char read_error[PATH_MAX + 128];
+};
+
+/* A sample read ahead, with the callchain buffer it owns; or how the read ended. */
+struct ahead {
+	int ret;		/* read_sample()'s */
+	struct sample s;
+	struct frame *chain;
+	size_t chain_cap;
+};
+
+/* A sample held back for time order, with its own copy of the callchain. */
+struct queued {
+	struct sample s;
+	struct frame *chain;
+	uint64_t seq;
+};
+
+/* tasks.c */
+const char *walk_intern(struct interned *t, const char *s);
+int walk_prescan(struct sample_walk *w);
+struct task *walk_find_task(struct task_table *tab, int32_t id, bool create);
+const char *walk_comm_at(const struct task *t, uint64_t time);
+const char *walk_unnamed_comm(struct sample_walk *w, int32_t tid);
+void walk_free_interned(struct interned *t);
+void walk_free_tasks(struct task_table *tab);
+
+#endif /* SECMAP_SAMPLE_WALK_H */
