@@ -27,11 +27,15 @@
 #include <unistd.h>
 
 #include "json_out.h"
+#include "record_command.h"
 #include "record_ko.h"
 #include "secmap_cli.h"
 
 struct recorder {
 	const char *path;
+	const char *inject;		/* --inject's perf.data, or NULL */
+	const char **paths;		/* --ko-path, NULL-terminated */
+	size_t nr_paths;
 	struct secmap_writer *w;
 	struct secmap_client *client;	/* NULL without secmap.ko, or during a gap */
 	struct secmap_family_watch *watch;
@@ -321,38 +325,6 @@ static int watch_family(struct recorder *r)
 	}
 }
 
-struct record_run {
-	pid_t child;		/* -1: no COMMAND */
-	int status;		/* COMMAND's, from waitpid() */
-	bool child_done;
-	bool stop;		/* a signal ended a recording without COMMAND */
-};
-
-static int handle_signals(int sfd, struct record_run *run)
-{
-	struct signalfd_siginfo si;
-	int status;
-	pid_t pid;
-
-	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD) {
-			if (run->child <= 0 || run->child_done)
-				continue;
-			pid = waitpid(run->child, &status, WNOHANG);
-			if (pid == run->child) {
-				run->status = status;
-				run->child_done = true;
-			}
-		} else if (run->child > 0 && !run->child_done) {
-			/* As perf passes them to its workload: COMMAND decides when to end. */
-			kill(run->child, (int)si.ssi_signo);
-		} else {
-			run->stop = true;
-		}
-	}
-	return 0;
-}
-
 /*
  * Write out at most every half second: a write per event, on a machine
  * busy loading modules, was most of a recorder's cost. With the poll's
@@ -438,30 +410,6 @@ static int record_loop(struct recorder *r, int sfd, struct record_run *run)
 	}
 	/* What happened up to COMMAND's end belongs in the recording. */
 	return drain_events(r);
-}
-
-/* Whether @path was changed at or after @since; a missing file says so itself later. */
-static bool written_since(const char *path, const struct timespec *since)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return true;
-	return st.st_mtim.tv_sec > since->tv_sec ||
-	       (st.st_mtim.tv_sec == since->tv_sec && st.st_mtim.tv_nsec >= since->tv_nsec);
-}
-
-static pid_t start_command(char **argv, const sigset_t *oldmask)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		sigprocmask(SIG_SETMASK, oldmask, NULL);
-		execvp(argv[0], argv);
-		fprintf(stderr, "Error: record: cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	return pid;
 }
 
 static int finish(struct recorder *r)
@@ -556,17 +504,6 @@ static void summary(const struct recorder *r, uint64_t bytes)
 		st.resyncs, bytes, r->path);
 }
 
-static int command_status(const struct record_run *run)
-{
-	if (run->child <= 0)
-		return SECMAP_EXIT_OK;
-	if (WIFEXITED(run->status))
-		return WEXITSTATUS(run->status);
-	if (WIFSIGNALED(run->status))
-		return 128 + WTERMSIG(run->status);
-	return SECMAP_EXIT_FAILURE;
-}
-
 enum {
 	OPT_INJECT = 256,
 	OPT_NO_KALLSYMS,
@@ -627,7 +564,8 @@ static void record_cleanup(struct recorder *r)
 	secmap_client_close(r->client);
 }
 
-int do_record(int argc, char **argv)
+/* The command line into @r: -1 to go on, else the exit code. */
+static int record_options(int argc, char **argv, struct recorder *r)
 {
 	static const struct option opts[] = {
 		OUTPUT_LONG_OPTIONS,
@@ -639,22 +577,8 @@ int do_record(int argc, char **argv)
 		{ "no-ko",	 no_argument,	    NULL, OPT_NO_KO },
 		{ 0 }
 	};
-	struct recorder *r;
-	struct record_run run = { .child = -1 };
-	const char *inject = NULL, **paths = NULL;
-	struct secmap_output *output = NULL;
-	struct timespec started;
-	uint64_t bytes;
-	sigset_t mask, oldmask;
-	size_t nr_paths = 0;
-	int opt, ret, err, fd, sfd = -1;
+	int opt, err;
 
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		p_err("out of memory");
-		return SECMAP_EXIT_FAILURE;
-	}
-	r->path = "secmap.data";
 	optind = 0;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+o:q" OUTPUT_SHORT_OPTIONS, opts, NULL)) != -1) {
@@ -663,8 +587,7 @@ int do_record(int argc, char **argv)
 		switch (opt) {
 		case 'h':
 			record_usage(stdout);
-			ret = SECMAP_EXIT_OK;
-			goto out;
+			return SECMAP_EXIT_OK;
 		case 'o':
 			r->path = optarg;
 			break;
@@ -672,75 +595,136 @@ int do_record(int argc, char **argv)
 			r->quiet = true;
 			break;
 		case OPT_INJECT:
-			inject = optarg ? optarg : "";
+			r->inject = optarg ? optarg : "";
 			break;
 		case OPT_NO_KALLSYMS:
 			r->no_kallsyms = true;
 			break;
 		case OPT_KO_PATH:
-			if (path_list_add(&paths, &nr_paths, optarg)) {
+			if (path_list_add(&r->paths, &r->nr_paths, optarg)) {
 				p_err("out of memory");
-				ret = SECMAP_EXIT_FAILURE;
-				goto out;
+				return SECMAP_EXIT_FAILURE;
 			}
 			break;
 		case OPT_NO_KO:
 			r->no_ko = true;
 			break;
 		default:
-			if (optopt == 'o' || optopt == OPT_KO_PATH) {
-				p_err("record: option '%s' needs a value", argv[optind - 1]);
-				if (!json_output)
-					record_usage(stderr);
-				ret = SECMAP_EXIT_USAGE;
-			} else {
-				ret = usage_error("record", argv, record_usage);
-			}
-			goto out;
+			if (optopt != 'o' && optopt != OPT_KO_PATH)
+				return usage_error("record", argv, record_usage);
+			p_err("record: option '%s' needs a value", argv[optind - 1]);
+			if (!json_output)
+				record_usage(stderr);
+			return SECMAP_EXIT_USAGE;
 		}
 	}
 	if (!*r->path) {
 		p_err("record: empty output file name");
-		ret = SECMAP_EXIT_USAGE;
-		goto out;
+		return SECMAP_EXIT_USAGE;
 	}
-	if (inject && optind == argc) {
+	if (r->inject && optind == argc) {
 		p_err("record: --inject needs a COMMAND that writes the perf.data");
-		ret = SECMAP_EXIT_USAGE;
-		goto out;
+		return SECMAP_EXIT_USAGE;
 	}
 	/* Without a name, the file the command's perf record writes. */
-	if (inject && !*inject) {
-		err = perf_record_output(argv + optind, &inject);
+	if (r->inject && !*r->inject) {
+		err = perf_record_output(argv + optind, &r->inject);
 		if (err == -EPIPE) {
 			p_err("record: --inject: the command's perf record writes to a pipe, not a "
 			      "file: record to a file (-o FILE), or name one with --inject=FILE");
-			ret = SECMAP_EXIT_USAGE;
-			goto out;
+			return SECMAP_EXIT_USAGE;
 		}
 		if (err)
-			inject = "perf.data";
+			r->inject = "perf.data";
 	}
-	r->search.paths = paths;
+	return -1;
+}
+
+/*
+ * The recording starts unnamed beside @path (where its symlinks lead),
+ * renamed to it once its first snapshot is written: a recorder that
+ * cannot start leaves nothing behind, and an existing file is kept as
+ * PATH.old, as perf record keeps perf.data.old. A device or FIFO there
+ * is refused, never replaced. -1 to go on, else the exit code.
+ */
+static int record_open(struct recorder *r, struct secmap_output **output)
+{
+	int err;
+
+	err = secmap_output_open(r->path, output);
+	if (err)
+		return output_error("record: ", r->path, err);
+	err = record_start(r, secmap_output_fd(*output));
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			p_err("record: reading module addresses and events needs CAP_SYSLOG "
+			      "(and kptr_restrict < 2)");
+		else
+			p_err("record: %s", client_strerror(err));
+		secmap_writer_free(r->w);
+		r->w = NULL;
+		return exit_code_from_err(err);
+	}
+	err = secmap_writer_flush(r->w);
+	if (!err)
+		err = secmap_output_commit(*output, SECMAP_OUTPUT_KEEP_OLD | SECMAP_OUTPUT_KEEP_OPEN);
+	if (err) {
+		secmap_writer_free(r->w);
+		r->w = NULL;
+		return output_error("record: ", r->path, err);
+	}
+	return -1;
+}
+
+/* --inject, once COMMAND is done: @ret, COMMAND's status, or what went wrong. */
+static int record_inject(const struct recorder *r, const struct timespec *started, int ret)
+{
+	/* The same path and messages as `secmap inject -i PERF_DATA -m FILE`. */
+	struct inject_args ia = {
+		.input = r->inject, .map = r->path, .paths = r->paths, .maps = true,
+		.quiet = r->quiet, .no_summary = true,
+	};
+	int err;
+
+	if (!written_since(r->inject, started)) {
+		/* Another run's file: the recording would go where it does not belong. */
+		p_err("record: --inject: %s was not written while recording: name the file "
+		      "COMMAND writes with --inject=FILE", r->inject);
+		return ret ? ret : SECMAP_EXIT_BAD_INPUT;
+	}
+	err = inject_recording(&ia);
+	if (err)
+		return ret ? ret : err;
+	if (!r->quiet && !json_output)
+		fprintf(stderr, "[ secmap record: embedded into %s ]\n", r->inject);
+	return ret;
+}
+
+int do_record(int argc, char **argv)
+{
+	struct recorder *r;
+	struct record_run run = { .child = -1 };
+	struct secmap_output *output = NULL;
+	struct timespec started;
+	uint64_t bytes;
+	sigset_t mask, oldmask;
+	int ret, err, sfd = -1;
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		p_err("out of memory");
+		return SECMAP_EXIT_FAILURE;
+	}
+	r->path = "secmap.data";
+	ret = record_options(argc, argv, r);
+	if (ret >= 0)
+		goto out;
+	r->search.paths = r->paths;
 	if (ko_tables_new(&r->search, &r->kos) || new_recorder(r)) {
 		p_err("out of memory");
 		ret = SECMAP_EXIT_FAILURE;
 		goto out;
 	}
-
-	/*
-	 * The recording starts unnamed beside @path (where its symlinks lead),
-	 * renamed to it once its first snapshot is written: a recorder that
-	 * cannot start leaves nothing behind, and an existing file is kept as
-	 * PATH.old, as perf record keeps perf.data.old. A device or FIFO there
-	 * is refused, never replaced.
-	 */
-	err = secmap_output_open(r->path, &output);
-	if (err) {
-		ret = output_error("record: ", r->path, err);
-		goto out;
-	}
-	fd = secmap_output_fd(output);
 	/* Signals are read from a descriptor, in the loop: block them first. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -757,30 +741,13 @@ int do_record(int argc, char **argv)
 	if (secmap_family_watch_open(&r->watch))
 		fprintf(stderr, "Warning: cannot watch for secmap module reloads: %s\n",
 			strerror(errno));
-	err = record_start(r, fd);
-	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			p_err("record: reading module addresses and events needs CAP_SYSLOG "
-			      "(and kptr_restrict < 2)");
-		else
-			p_err("record: %s", client_strerror(err));
-		ret = exit_code_from_err(err);
-		secmap_writer_free(r->w);
-		r->w = NULL;
+	ret = record_open(r, &output);
+	if (ret >= 0)
 		goto out_mask;
-	}
-	err = secmap_writer_flush(r->w);
-	if (!err)
-		err = secmap_output_commit(output, SECMAP_OUTPUT_KEEP_OLD | SECMAP_OUTPUT_KEEP_OPEN);
-	if (err) {
-		ret = output_error("record: ", r->path, err);
-		secmap_writer_free(r->w);
-		r->w = NULL;
-		goto out_mask;
-	}
 	/* The clock file times come from: a file written from now on is not older. */
 	clock_gettime(CLOCK_REALTIME_COARSE, &started);
-	if (!err && optind < argc) {
+	err = 0;
+	if (optind < argc) {
 		run.child = start_command(argv + optind, &oldmask);
 		if (run.child < 0)
 			err = -errno;
@@ -791,6 +758,7 @@ int do_record(int argc, char **argv)
 		err = finish(r);
 	bytes = secmap_writer_bytes(r->w);
 	ret = secmap_writer_free(r->w);
+	r->w = NULL;
 	err = err ? err : ret;
 	ret = secmap_output_close(output);
 	output = NULL;
@@ -801,33 +769,12 @@ int do_record(int argc, char **argv)
 		/* Still wait for COMMAND: its status is what a caller expects. */
 		if (run.child > 0 && !run.child_done && waitpid(run.child, &run.status, 0) > 0)
 			run.child_done = true;
-		r->w = NULL;
 		goto out_mask;
 	}
-	r->w = NULL;
 	summary(r, bytes);
 	ret = command_status(&run);
-	if (inject && !written_since(inject, &started)) {
-		/* Another run's file: the recording would go where it does not belong. */
-		p_err("record: --inject: %s was not written while recording: name the file "
-		      "COMMAND writes with --inject=FILE", inject);
-		if (!ret)
-			ret = SECMAP_EXIT_BAD_INPUT;
-	} else if (inject) {
-		/* The same path and messages as `secmap inject -i PERF_DATA -m FILE`. */
-		struct inject_args ia = {
-			.input = inject, .map = r->path, .paths = paths, .maps = true,
-			.quiet = r->quiet, .no_summary = true,
-		};
-
-		err = inject_recording(&ia);
-		if (err) {
-			if (!ret)
-				ret = err;
-		} else if (!r->quiet && !json_output) {
-			fprintf(stderr, "[ secmap record: embedded into %s ]\n", inject);
-		}
-	}
+	if (r->inject)
+		ret = record_inject(r, &started, ret);
 out_mask:
 	if (sfd >= 0)
 		close(sfd);
@@ -835,7 +782,7 @@ out_mask:
 out:
 	record_cleanup(r);
 	secmap_output_close(output);
-	free(paths);
+	free(r->paths);
 	free(r);
 	return ret;
 }
