@@ -421,7 +421,59 @@ static void job_free(struct archive_job *job)
 	free(job->kallsyms);
 }
 
-int do_archive(int argc, char **argv)
+/* Everything the archive holds: module builds, perf's objects, kernel symbols. */
+static int pack_all(struct archive *a, const struct archive_job *job, const char *recording,
+		    struct secmap_ko_search *search, bool force, struct archive_result *res)
+{
+	int err;
+
+	err = pack_modules(a, job, search, force, res);
+	if (!err)
+		err = pack_perf_objects(a, recording, search, res);
+	if (!err && job->kallsyms_len && job->kernel_id_len)
+		err = put_cached(a, "[kernel.kallsyms]", job->kernel_id, job->kernel_id_len,
+				 "kallsyms", job->kallsyms, job->kallsyms_len);
+	return err;
+}
+
+static void archive_summary(const char *output, const struct archive_job *job,
+			    const struct archive_result *res)
+{
+	struct json_out *o;
+
+	if (!json_output) {
+		fprintf(stderr, "[ secmap archive: %zu of %zu module builds, %zu objects for perf%s in "
+			"%s; unpack with: mkdir -p ~/.debug && tar -xJf %s -C ~/.debug ]\n",
+			res->packed, job->nr_mods, res->objects,
+			job->kallsyms_len && job->kernel_id_len ? " and kernel symbols" : "",
+			output, output);
+		return;
+	}
+	o = json_out_stream(stdout, pretty_output);
+	if (o) {
+		json_out_object_begin(o, NULL);
+		json_out_str(o, "output", output);
+		json_out_u64(o, "modules", job->nr_mods);
+		json_out_u64(o, "packed", res->packed);
+		json_out_u64(o, "missing", res->missing + res->no_id);
+		json_out_u64(o, "mismatched", res->mismatched);
+		json_out_u64(o, "perf_objects", res->objects);
+		json_out_bool(o, "kallsyms", job->kallsyms_len && job->kernel_id_len);
+		json_out_object_end(o);
+	}
+	json_out_finish(o);
+}
+
+struct archive_opts {
+	const char *input, *map;
+	char *output;
+	const char **paths;
+	size_t nr_paths;
+	bool force;
+};
+
+/* The command line into @o: -1 to go on, else the exit code. */
+static int archive_options(int argc, char **argv, struct archive_opts *o)
 {
 	enum { OPT_KO_PATH = 256, OPT_FORCE };
 	static const struct option opts[] = {
@@ -433,17 +485,7 @@ int do_archive(int argc, char **argv)
 		{ "force",	no_argument,	   NULL, OPT_FORCE },
 		{ 0 }
 	};
-	const char *input = "perf.data", *map = NULL, **paths = NULL;
-	struct archive_result res = { .exit = SECMAP_EXIT_OK };
-	struct secmap_ko_search search = { 0 };
-	struct archive_job job = { 0 };
-	char *output = NULL;
-	struct secmap_output *out_file = NULL;
-	struct archive *a = NULL;
-	const char *why = NULL;
-	size_t nr_paths = 0;
-	bool force = false;
-	int opt, ret = SECMAP_EXIT_FAILURE, err;
+	int opt;
 
 	optind = 0;
 	opterr = 0;
@@ -455,59 +497,77 @@ int do_archive(int argc, char **argv)
 			archive_usage(stdout);
 			return SECMAP_EXIT_OK;
 		case 'i':
-			input = optarg;
+			o->input = optarg;
 			break;
 		case 'm':
-			map = optarg;
+			o->map = optarg;
 			break;
 		case 'o':
-			free(output);
-			output = strdup(optarg);
-			if (!output)
+			free(o->output);
+			o->output = strdup(optarg);
+			if (!o->output)
 				goto nomem;
 			break;
 		case OPT_KO_PATH:
-			if (path_list_add(&paths, &nr_paths, optarg))
+			if (path_list_add(&o->paths, &o->nr_paths, optarg))
 				goto nomem;
 			break;
 		case OPT_FORCE:
-			force = true;
+			o->force = true;
 			break;
 		default:
-			if (optopt == 'i' || optopt == 'm' || optopt == 'o' || optopt == OPT_KO_PATH) {
-				p_err("archive: option '%s' needs a value", argv[optind - 1]);
-				ret = SECMAP_EXIT_USAGE;
-			} else {
-				ret = usage_error("archive", argv, archive_usage);
-			}
-			goto out;
+			if (optopt != 'i' && optopt != 'm' && optopt != 'o' && optopt != OPT_KO_PATH)
+				return usage_error("archive", argv, archive_usage);
+			p_err("archive: option '%s' needs a value", argv[optind - 1]);
+			return SECMAP_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		ret = unexpected_argument("archive", argv[optind], archive_usage);
+	if (optind < argc)
+		return unexpected_argument("archive", argv[optind], archive_usage);
+	return -1;
+nomem:
+	p_err("archive: out of memory");
+	return SECMAP_EXIT_FAILURE;
+}
+
+int do_archive(int argc, char **argv)
+{
+	struct archive_opts o = { .input = "perf.data" };
+	struct archive_result res = { .exit = SECMAP_EXIT_OK };
+	struct secmap_ko_search search = { 0 };
+	struct archive_job job = { 0 };
+	struct secmap_output *out_file = NULL;
+	struct archive *a = NULL;
+	const char *why = NULL, *recording;
+	int ret, err;
+
+	ret = archive_options(argc, argv, &o);
+	if (ret >= 0)
 		goto out;
-	}
+	ret = SECMAP_EXIT_FAILURE;
+	recording = o.map ? o.map : o.input;
 	al = archive_lib_open(&why);
 	if (!al) {
 		p_err("archive: libarchive is needed to write the archive: %s", why);
 		goto out;
 	}
-	err = read_recording(map ? map : input, &job);
+	err = read_recording(recording, &job);
 	if (err) {
-		p_err("archive: %s: %s", map ? map : input, recording_strerror(err));
+		p_err("archive: %s: %s", recording, recording_strerror(err));
 		ret = recording_exit_code(err);
 		goto out;
 	}
-	if (!output && asprintf(&output, "%s.secmap.tar.xz", map ? map : input) < 0) {
-		output = NULL;
-		goto nomem;
+	if (!o.output && asprintf(&o.output, "%s.secmap.tar.xz", recording) < 0) {
+		o.output = NULL;
+		p_err("archive: out of memory");
+		goto out;
 	}
 	/* The recorded kernel's module tree, not the one this machine runs. */
 	search.release = job.release[0] ? job.release : NULL;
-	search.paths = paths;
-	err = secmap_output_open(output, &out_file);
+	search.paths = o.paths;
+	err = secmap_output_open(o.output, &out_file);
 	if (err) {
-		ret = output_error("archive: ", output, err);
+		ret = output_error("archive: ", o.output, err);
 		goto out;
 	}
 	a = al->write_new();
@@ -517,60 +577,30 @@ int do_archive(int argc, char **argv)
 		p_err("archive: %s", a ? al->error_string(a) : "out of memory");
 		goto out;
 	}
-	err = pack_modules(a, &job, &search, force, &res);
-	if (!err)
-		err = pack_perf_objects(a, map ? map : input, &search, &res);
-	if (!err && job.kallsyms_len && job.kernel_id_len)
-		err = put_cached(a, "[kernel.kallsyms]", job.kernel_id, job.kernel_id_len,
-				 "kallsyms", job.kallsyms, job.kallsyms_len);
+	err = pack_all(a, &job, recording, &search, o.force, &res);
 	if (err) {
 		if (res.exit != SECMAP_EXIT_OK)
 			ret = res.exit;
 		goto out;
 	}
 	if (al->write_close(a) != ARCHIVE_OK) {
-		p_err("archive: %s: %s", output, al->error_string(a));
+		p_err("archive: %s: %s", o.output, al->error_string(a));
 		goto out;
 	}
 	err = secmap_output_commit(out_file, 0);
 	if (err) {
-		ret = output_error("archive: ", output, err);
+		ret = output_error("archive: ", o.output, err);
 		goto out;
 	}
-	if (json_output) {
-		struct json_out *o = json_out_stream(stdout, pretty_output);
-
-		if (o) {
-			json_out_object_begin(o, NULL);
-			json_out_str(o, "output", output);
-			json_out_u64(o, "modules", job.nr_mods);
-			json_out_u64(o, "packed", res.packed);
-			json_out_u64(o, "missing", res.missing + res.no_id);
-			json_out_u64(o, "mismatched", res.mismatched);
-			json_out_u64(o, "perf_objects", res.objects);
-			json_out_bool(o, "kallsyms", job.kallsyms_len && job.kernel_id_len);
-			json_out_object_end(o);
-		}
-		json_out_finish(o);
-	} else {
-		fprintf(stderr, "[ secmap archive: %zu of %zu module builds, %zu objects for perf%s in "
-			"%s; unpack with: mkdir -p ~/.debug && tar -xJf %s -C ~/.debug ]\n",
-			res.packed, job.nr_mods, res.objects,
-			job.kallsyms_len && job.kernel_id_len ? " and kernel symbols" : "",
-			output, output);
-	}
+	archive_summary(o.output, &job, &res);
 	/* Missing files are reported; the archive holds the rest. */
 	ret = res.missing || res.no_id ? SECMAP_EXIT_NO_KO : SECMAP_EXIT_OK;
 out:
 	if (a)
 		al->write_free(a);
 	secmap_output_close(out_file);
-	free(output);
-	free(paths);
+	free(o.output);
+	free(o.paths);
 	job_free(&job);
 	return ret;
-nomem:
-	p_err("archive: out of memory");
-	ret = SECMAP_EXIT_FAILURE;
-	goto out;
 }

@@ -104,6 +104,66 @@ static bool file_has_id(const struct secmap_ko *ko, const uint8_t *id, size_t id
 /* Names listed in the "no .ko found" notice before it says "...". */
 #define DUMP_KO_NOTICE_NAMES 10
 
+/*
+ * The .ko found at @path (taken: freed, or kept in @out) for @mod: read,
+ * checked against it, and its table into @out and the cache. An exit code.
+ */
+static int read_found(const struct secmap_module *mod, char *path, bool force, FILE *diag,
+		      const char *cache_dir, struct dump_ko *out)
+{
+	struct secmap_ko *ko = NULL;
+	const uint8_t *id;
+	size_t id_len = secmap_module_build_id(mod, &id);
+	char *msg = NULL;
+	bool exact;
+	int ret, err;
+
+	/* Found but unreadable is an error: the user would miss it in a notice. */
+	err = secmap_ko_open(path, &ko);
+	if (err) {
+		p_err("cannot read %s: %s", path, ko_strerror(err));
+		free(path);
+		/* Not exit_code_from_err() for all: -ENOENT there means "no secmap". */
+		return err == -EACCES || err == -EPERM ? exit_code_from_err(err) :
+		       SECMAP_EXIT_FAILURE;
+	}
+	ret = dump_ko_check(mod, path, ko, force, &msg);
+	if (ret)
+		p_err("%s", msg ? msg : strerror(ENOMEM));
+	else if (msg)
+		fprintf(diag, "Warning: %s\n", msg);
+	/*
+	 * Cached only under a build-id both the file and the kernel have:
+	 * dump_ko_check() also accepts a file without one.
+	 */
+	exact = !ret && !msg && id_len && file_has_id(ko, id, id_len);
+	free(msg);
+	if (!ret && dump_ko_fill(mod, ko, out)) {
+		p_err("%s", strerror(ENOMEM));
+		ret = SECMAP_EXIT_FAILURE;
+	}
+	secmap_ko_close(ko);
+	if (ret) {
+		free(path);
+		return ret;
+	}
+	out->path = path;
+	/* Best effort: a dump that cannot write its cache still dumps. */
+	if (exact && cache_dir)
+		ko_cache_store(cache_dir, mod, out);
+	return SECMAP_EXIT_OK;
+}
+
+static void notice_missing(FILE *diag, const struct secmap_module *const *missing, size_t nr)
+{
+	size_t i;
+
+	fprintf(diag, "Notice: no .ko found for %zu module%s: ", nr, nr == 1 ? "" : "s");
+	for (i = 0; i < nr && i < DUMP_KO_NOTICE_NAMES; i++)
+		fprintf(diag, "%s%s", i ? ", " : "", text_safe(secmap_module_name(missing[i])));
+	fprintf(diag, "%s\n", nr > DUMP_KO_NOTICE_NAMES ? "..." : "");
+}
+
 int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 		    const struct secmap_ko_search *search, bool force, bool named,
 		    const char *cache_dir, FILE *diag, struct dump_ko **kosp)
@@ -127,11 +187,9 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 	for (i = 0; i < nr_mods; i++) {
 		const struct secmap_module *mod = mods[i];
 		const char *name = secmap_module_name(mod);
-		struct secmap_ko *ko = NULL;
 		const uint8_t *id;
 		size_t id_len = secmap_module_build_id(mod, &id);
-		char *path = NULL, *msg = NULL;
-		bool exact;
+		char *path = NULL;
 
 		if (read_cache && ko_cache_listed(listing, mod)) {
 			err = ko_cache_load(cache_dir, mod, &kos[i]);
@@ -175,40 +233,9 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 			ret = SECMAP_EXIT_FAILURE;
 			break;
 		}
-		/* Found but unreadable is an error: the user would miss it in a notice. */
-		err = secmap_ko_open(path, &ko);
-		if (err) {
-			p_err("cannot read %s: %s", path, ko_strerror(err));
-			free(path);
-			/* Not exit_code_from_err() for all: -ENOENT there means "no secmap". */
-			ret = err == -EACCES || err == -EPERM ? exit_code_from_err(err) :
-			      SECMAP_EXIT_FAILURE;
-			break;
-		}
-		ret = dump_ko_check(mod, path, ko, force, &msg);
+		ret = read_found(mod, path, force, diag, cache_dir, &kos[i]);
 		if (ret)
-			p_err("%s", msg ? msg : strerror(ENOMEM));
-		else if (msg)
-			fprintf(diag, "Warning: %s\n", msg);
-		/*
-		 * Cached only under a build-id both the file and the kernel have:
-		 * dump_ko_check() also accepts a file without one.
-		 */
-		exact = !ret && !msg && id_len && file_has_id(ko, id, id_len);
-		free(msg);
-		if (!ret && dump_ko_fill(mod, ko, &kos[i])) {
-			p_err("%s", strerror(ENOMEM));
-			ret = SECMAP_EXIT_FAILURE;
-		}
-		secmap_ko_close(ko);
-		if (ret) {
-			free(path);
 			break;
-		}
-		kos[i].path = path;
-		/* Best effort: a dump that cannot write its cache still dumps. */
-		if (exact && cache_dir)
-			ko_cache_store(cache_dir, mod, &kos[i]);
 	}
 	ko_cache_listing_free(listing);
 	secmap_ko_index_free(index);
@@ -216,13 +243,8 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 		dump_ko_free(kos, nr_mods);
 		return ret;
 	}
-	if (nr_missing) {
-		fprintf(diag, "Notice: no .ko found for %zu module%s: ", nr_missing,
-			nr_missing == 1 ? "" : "s");
-		for (i = 0; i < nr_missing && i < DUMP_KO_NOTICE_NAMES; i++)
-			fprintf(diag, "%s%s", i ? ", " : "", text_safe(secmap_module_name(missing[i])));
-		fprintf(diag, "%s\n", nr_missing > DUMP_KO_NOTICE_NAMES ? "..." : "");
-	}
+	if (nr_missing)
+		notice_missing(diag, missing, nr_missing);
 	*kosp = kos;
 	return SECMAP_EXIT_OK;
 }

@@ -244,14 +244,69 @@ static const struct frame empty_frame;
  * negation (the error said in w->read_error, not yet printed). Its kernel
  * frames are left in the batch, to resolve (add_kernel_frame()).
  */
+/* The sample's callchain, resolved into w->chain: 0 or -ENOMEM. */
+static int read_chain(struct sample_walk *w, const struct secmap_perf_record *rec, struct task *t,
+		      uint64_t time, struct sample *s)
+{
+	enum { CHAIN_USER, CHAIN_KERNEL, CHAIN_HV } mode;
+	size_t i, n, batched;
+
+	if (rec->nr_callchain > w->chain_cap) {
+		struct frame *c = realloc(w->chain, rec->nr_callchain * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		w->chain = c;
+		w->chain_cap = rec->nr_callchain;
+	}
+	/*
+	 * Read as perf reads a chain: addresses are the user's until a
+	 * marker says otherwise; the hypervisor's are nobody's to name;
+	 * any other marker (a guest's, or a word of a broken user stack
+	 * that falls in the markers' range) makes the whole chain
+	 * corrupt, and perf drops it, keeping the sample.
+	 */
+	mode = CHAIN_USER;
+	batched = w->nr_kernel;
+	for (i = 0, n = 0; i < rec->nr_callchain && n < MAX_STACK; i++) {
+		uint64_t ip = rec->callchain[i];
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			if (ip == PERF_CONTEXT_KERNEL)
+				mode = CHAIN_KERNEL;
+			else if (ip == PERF_CONTEXT_USER)
+				mode = CHAIN_USER;
+			else if (ip == PERF_CONTEXT_HV)
+				mode = CHAIN_HV;
+			else {
+				w->nr_kernel = batched;	/* its kernel frames too */
+				n = 0;
+				break;
+			}
+			continue;
+		}
+		w->chain[n] = empty_frame;
+		if (mode == CHAIN_HV) {
+			w->chain[n].ip = ip;
+			w->chain[n].dso = "[unknown]";
+		} else if (mode == CHAIN_KERNEL) {
+			add_kernel_frame(w, ip, time, &w->chain[n]);
+		} else {
+			resolve_user(t, ip, time, &w->chain[n]);
+		}
+		n++;
+	}
+	s->chain = w->chain;
+	s->nr_chain = n;
+	return 0;
+}
+
 static int read_sample(struct sample_walk *w, struct sample *s)
 {
 	struct secmap_perf_record rec;
 	static const struct event_info no_event = { .period = 1 };
 	const struct event_info *ev;
 	struct task *t;
-	enum { CHAIN_USER, CHAIN_KERNEL, CHAIN_HV } mode;
-	size_t i, n, batched;
 	uint64_t time;
 	int ret;
 
@@ -312,53 +367,8 @@ static int read_sample(struct sample_walk *w, struct sample *s)
 		}
 		if (!w->want_chain || !rec.nr_callchain)
 			return 1;
-		if (rec.nr_callchain > w->chain_cap) {
-			struct frame *c = realloc(w->chain, rec.nr_callchain * sizeof(*c));
-
-			if (!c)
-				goto nomem;
-			w->chain = c;
-			w->chain_cap = rec.nr_callchain;
-		}
-		/*
-		 * Read as perf reads a chain: addresses are the user's until a
-		 * marker says otherwise; the hypervisor's are nobody's to name;
-		 * any other marker (a guest's, or a word of a broken user stack
-		 * that falls in the markers' range) makes the whole chain
-		 * corrupt, and perf drops it, keeping the sample.
-		 */
-		mode = CHAIN_USER;
-		batched = w->nr_kernel;
-		for (i = 0, n = 0; i < rec.nr_callchain && n < MAX_STACK; i++) {
-			uint64_t ip = rec.callchain[i];
-
-			if (ip >= PERF_CONTEXT_MAX) {
-				if (ip == PERF_CONTEXT_KERNEL)
-					mode = CHAIN_KERNEL;
-				else if (ip == PERF_CONTEXT_USER)
-					mode = CHAIN_USER;
-				else if (ip == PERF_CONTEXT_HV)
-					mode = CHAIN_HV;
-				else {
-					w->nr_kernel = batched;	/* its kernel frames too */
-					n = 0;
-					break;
-				}
-				continue;
-			}
-			w->chain[n] = empty_frame;
-			if (mode == CHAIN_HV) {
-				w->chain[n].ip = ip;
-				w->chain[n].dso = "[unknown]";
-			} else if (mode == CHAIN_KERNEL) {
-				add_kernel_frame(w, ip, time, &w->chain[n]);
-			} else {
-				resolve_user(t, ip, time, &w->chain[n]);
-			}
-			n++;
-		}
-		s->chain = w->chain;
-		s->nr_chain = n;
+		if (read_chain(w, &rec, t, time, s))
+			goto nomem;
 		return 1;
 	}
 	if (ret < 0) {

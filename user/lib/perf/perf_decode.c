@@ -62,6 +62,41 @@ static bool skip_if(struct cur *c, uint64_t st, uint64_t bit)
 	return !(st & bit) || skip(c, 1, 8);
 }
 
+/* PERF_SAMPLE_READ's values, as @rf (read_format) lays them out. */
+static bool skip_read(struct cur *c, uint64_t rf)
+{
+	uint64_t times = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+			 !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING), nr, per;
+
+	if (rf & PERF_FORMAT_GROUP) {
+		per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+		return take64(c, &nr) && skip(c, times, 8) && skip(c, nr, per * 8);
+	}
+	return skip(c, 1 + times + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST), 8);
+}
+
+/* The callchain, where it lies if aligned and in host order, else copied. */
+static bool take_callchain(struct secmap_perf_data *pd, struct cur *c,
+			   struct secmap_perf_record *rec)
+{
+	uint64_t nr;
+	size_t i;
+
+	if (!take64(c, &nr) || (c->end - c->pos) / 8 < nr)
+		return false;
+	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
+	    !((uintptr_t)(c->p + c->pos) % sizeof(uint64_t))) {
+		rec->callchain = (const uint64_t *)(const void *)(c->p + c->pos);
+	} else {
+		for (i = 0; i < nr; i++)
+			pd->chain[i] = get64(c->p + c->pos + 8 * i);
+		rec->callchain = pd->chain;
+	}
+	rec->nr_callchain = (size_t)nr;
+	c->pos += nr * 8;
+	return true;
+}
+
 static int decode_sample(struct secmap_perf_data *pd, uint64_t size,
 			 struct secmap_perf_record *rec)
 {
@@ -69,9 +104,8 @@ static int decode_sample(struct secmap_perf_data *pd, uint64_t size,
 	const struct sample_head *h;
 	const struct pd_event *ev;
 	const struct pd_id *id;
-	uint64_t st, v, nr, per;
+	uint64_t st, v, nr;
 	uint32_t u;
-	size_t i;
 
 	if (pd->id_pos < 0) {
 		rec->event = 0;
@@ -116,34 +150,10 @@ static int decode_sample(struct secmap_perf_data *pd, uint64_t size,
 		return 0;
 	c.pos = h->size;
 
-	if (st & PERF_SAMPLE_READ) {
-		uint64_t rf = ev->pub.read_format;
-		uint64_t times = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-				 !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
-
-		if (rf & PERF_FORMAT_GROUP) {
-			per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
-			if (!take64(&c, &nr) || !skip(&c, times, 8) || !skip(&c, nr, per * 8))
-				return -EBADMSG;
-		} else if (!skip(&c, 1 + times + !!(rf & PERF_FORMAT_ID) +
-					     !!(rf & PERF_FORMAT_LOST), 8)) {
-			return -EBADMSG;
-		}
-	}
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		if (!take64(&c, &nr) || (c.end - c.pos) / 8 < nr)
-			return -EBADMSG;
-		if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
-		    !((uintptr_t)(c.p + c.pos) % sizeof(uint64_t))) {
-			rec->callchain = (const uint64_t *)(const void *)(c.p + c.pos);
-		} else {
-			for (i = 0; i < nr; i++)
-				pd->chain[i] = get64(c.p + c.pos + 8 * i);
-			rec->callchain = pd->chain;
-		}
-		rec->nr_callchain = (size_t)nr;
-		c.pos += nr * 8;
-	}
+	if ((st & PERF_SAMPLE_READ) && !skip_read(&c, ev->pub.read_format))
+		return -EBADMSG;
+	if ((st & PERF_SAMPLE_CALLCHAIN) && !take_callchain(pd, &c, rec))
+		return -EBADMSG;
 	if (st & PERF_SAMPLE_RAW) {
 		if (c.end - c.pos < 4)
 			return -EBADMSG;

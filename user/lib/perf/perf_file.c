@@ -191,18 +191,14 @@ static int attrs_corrupt(void)
 				"out of place)");
 }
 
-int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf)
+/* The file header: magic, format, its own size. */
+static int read_file_header(int fd, struct libsecmap_perf_file *pf)
 {
-	uint8_t table[LIBSECMAP_PERF_FEAT_BITS * 16];
-	struct libsecmap_perf_range data, event_types, ids;
-	uint64_t attr_size, sz;
-	unsigned int bit, nr = 0;
 	struct stat st;
-	size_t i, pos, len;
+	uint64_t sz;
+	size_t len;
 	int err;
 
-	memset(pf, 0, sizeof(*pf));
-	libsecmap_reason_clear();
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (S_ISDIR(st.st_mode))
@@ -242,33 +238,16 @@ int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf)
 	if (len < LIBSECMAP_PERF_HEADER_SIZE)
 		return libsecmap_reason(-EBADMSG, "truncated (file header: %zu of %d bytes)", len,
 					LIBSECMAP_PERF_HEADER_SIZE);
+	return 0;
+}
 
-	attr_size = get64(pf->header + HDR_ATTR_SIZE);
-	pf->attrs = get_range(pf->header + HDR_ATTRS);
-	data = get_range(pf->header + HDR_DATA);
-	event_types = get_range(pf->header + HDR_EVENT_TYPES);
-	for (i = 0; i < LIBSECMAP_PERF_FEAT_BITS / 64; i++)
-		pf->features[i] = get64(pf->header + HDR_FEATURES + 8 * i);
-
-	/*
-	 * perf rewrites data.size only when the recording ends: 0 is a perf
-	 * record that was killed, whose records run to the end of the file
-	 * with no feature table after them.
-	 */
-	if (data.offset < LIBSECMAP_PERF_HEADER_SIZE || data.offset > pf->file_size)
-		return libsecmap_reason(-EBADMSG, "corrupt file header (data offset)");
-	if (data.size > pf->file_size - data.offset)
-		return libsecmap_reason(-EBADMSG, "truncated (data section ends past end of file)");
-	if (!data.size)
-		return libsecmap_reason(-EBADMSG, "data size is 0: perf record did not finish "
-					"(was it killed?)");
-	pf->data = data;
-	pf->data_end = data.offset + data.size;
-	/* As perf checks: attrs after the header, not overlapping the data. */
-	if (!attr_size || !range_within(pf->attrs, LIBSECMAP_PERF_HEADER_SIZE, pf->file_size) ||
-	    (pf->attrs.size && pf->attrs.offset < pf->data_end &&
-	     pf->attrs.offset + pf->attrs.size > data.offset))
-		return attrs_corrupt();
+/* The feature table after the data, each section in place. */
+static int read_feature_table(int fd, struct libsecmap_perf_file *pf)
+{
+	uint8_t table[LIBSECMAP_PERF_FEAT_BITS * 16];
+	unsigned int bit, nr = 0;
+	size_t i;
+	int err;
 
 	for (bit = 0; bit < LIBSECMAP_PERF_FEAT_BITS; bit++)
 		nr += libsecmap_feat_test(pf->features, bit);
@@ -293,20 +272,17 @@ int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf)
 			return libsecmap_reason(-EBADMSG, "corrupt feature table (section %u "
 						"overlaps it)", bit);
 	}
+	return 0;
+}
 
-	/*
-	 * Whatever the header points at must lie wholly before the data's end
-	 * (kept in place) or after the table (moved). perf no longer reads
-	 * event_types: one after the data is not worth moving.
-	 */
-	if (event_types.size && !range_within(event_types, 0, pf->data_end))
-		return libsecmap_reason(-EBADMSG, "corrupt file header (event types section out "
-					"of place)");
-	if (pf->attrs.size && !range_within(pf->attrs, 0, pf->data_end) &&
-	    pf->attrs.offset < pf->table_end)
-		return attrs_corrupt();
-	if (!pf->attrs.size)
-		return 0;
+/* The attrs section, each attr's own size, and where its ids are. */
+static int read_attrs(int fd, struct libsecmap_perf_file *pf, uint64_t attr_size)
+{
+	struct libsecmap_perf_range ids;
+	uint64_t sz;
+	size_t i, pos;
+	int err;
+
 	if (pf->attrs.size > ATTRS_MAX)
 		return libsecmap_reason(-EFBIG, "attrs section of %llu bytes: more than secmap "
 					"reads", (unsigned long long)pf->attrs.size);
@@ -339,6 +315,61 @@ int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf)
 		pos += 16;
 	}
 	return 0;
+}
+
+int libsecmap_perf_file_parse(int fd, struct libsecmap_perf_file *pf)
+{
+	struct libsecmap_perf_range data, event_types;
+	uint64_t attr_size;
+	size_t i;
+	int err;
+
+	memset(pf, 0, sizeof(*pf));
+	libsecmap_reason_clear();
+	err = read_file_header(fd, pf);
+	if (err)
+		return err;
+	attr_size = get64(pf->header + HDR_ATTR_SIZE);
+	pf->attrs = get_range(pf->header + HDR_ATTRS);
+	data = get_range(pf->header + HDR_DATA);
+	event_types = get_range(pf->header + HDR_EVENT_TYPES);
+	for (i = 0; i < LIBSECMAP_PERF_FEAT_BITS / 64; i++)
+		pf->features[i] = get64(pf->header + HDR_FEATURES + 8 * i);
+
+	/*
+	 * perf rewrites data.size only when the recording ends: 0 is a perf
+	 * record that was killed, whose records run to the end of the file
+	 * with no feature table after them.
+	 */
+	if (data.offset < LIBSECMAP_PERF_HEADER_SIZE || data.offset > pf->file_size)
+		return libsecmap_reason(-EBADMSG, "corrupt file header (data offset)");
+	if (data.size > pf->file_size - data.offset)
+		return libsecmap_reason(-EBADMSG, "truncated (data section ends past end of file)");
+	if (!data.size)
+		return libsecmap_reason(-EBADMSG, "data size is 0: perf record did not finish "
+					"(was it killed?)");
+	pf->data = data;
+	pf->data_end = data.offset + data.size;
+	/* As perf checks: attrs after the header, not overlapping the data. */
+	if (!attr_size || !range_within(pf->attrs, LIBSECMAP_PERF_HEADER_SIZE, pf->file_size) ||
+	    (pf->attrs.size && pf->attrs.offset < pf->data_end &&
+	     pf->attrs.offset + pf->attrs.size > data.offset))
+		return attrs_corrupt();
+	err = read_feature_table(fd, pf);
+	if (err)
+		return err;
+	/*
+	 * Whatever the header points at must lie wholly before the data's end
+	 * (kept in place) or after the table (moved). perf no longer reads
+	 * event_types: one after the data is not worth moving.
+	 */
+	if (event_types.size && !range_within(event_types, 0, pf->data_end))
+		return libsecmap_reason(-EBADMSG, "corrupt file header (event types section out "
+					"of place)");
+	if (pf->attrs.size && !range_within(pf->attrs, 0, pf->data_end) &&
+	    pf->attrs.offset < pf->table_end)
+		return attrs_corrupt();
+	return pf->attrs.size ? read_attrs(fd, pf, attr_size) : 0;
 }
 
 int libsecmap_perf_file_open(const char *path, struct libsecmap_perf_file *pf)

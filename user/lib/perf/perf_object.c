@@ -88,6 +88,33 @@ static int elf_symbols(const struct pm_object *o, GElf_Sym **symsp, char **strta
 	return 0;
 }
 
+/* A GNU build-id note of @id, in the object's byte order. */
+static void build_id_note(uint8_t *note, const uint8_t *id, bool msb)
+{
+	put_note32(note, 4, msb);
+	put_note32(note + 4, PM_BUILD_ID_LEN, msb);
+	put_note32(note + 8, NT_GNU_BUILD_ID, msb);
+	memcpy(note + 12, "GNU", 4);
+	memcpy(note + 16, id, PM_BUILD_ID_LEN);
+}
+
+/*
+ * Each section's offset, laid out here (ELF_F_LAYOUT) for .text's offset 0
+ * (it takes no room: SHT_NOBITS); where the section headers go.
+ */
+static uint64_t lay_out(Elf *elf, GElf_Shdr *sh)
+{
+	uint64_t off = gelf_fsize(elf, ELF_T_EHDR, 1, EV_CURRENT);
+	size_t i;
+
+	for (i = SEC_NOTE; i < NR_SECS; i++) {
+		off = align_up(off, sh[i].sh_addralign);
+		sh[i].sh_offset = off;
+		off += sh[i].sh_size;
+	}
+	return align_up(off, 8);
+}
+
 static int write_elf(const struct pm_object *o, int fd)
 {
 	static const Elf_Type type[NR_SECS] = {
@@ -123,12 +150,7 @@ static int write_elf(const struct pm_object *o, int fd)
 	if (!gelf_newehdr(elf, o->elf_class))
 		goto out;
 
-	put_note32(note, 4, msb);
-	put_note32(note + 4, PM_BUILD_ID_LEN, msb);
-	put_note32(note + 8, NT_GNU_BUILD_ID, msb);
-	memcpy(note + 12, "GNU", 4);
-	memcpy(note + 16, o->id, PM_BUILD_ID_LEN);
-
+	build_id_note(note, o->id, msb);
 	memset(sh, 0, sizeof(sh));
 	sh[SEC_TEXT].sh_type = SHT_NOBITS;
 	sh[SEC_TEXT].sh_flags = SHF_ALLOC | SHF_EXECINSTR;
@@ -162,15 +184,7 @@ static int write_elf(const struct pm_object *o, int fd)
 		err = -ENOMEM;
 		goto out;
 	}
-	/* Laid out here (ELF_F_LAYOUT), for .text's offset 0. */
-	off = gelf_fsize(elf, ELF_T_EHDR, 1, EV_CURRENT);
-	for (i = SEC_NOTE; i < NR_SECS; i++) {
-		off = align_up(off, sh[i].sh_addralign);
-		sh[i].sh_offset = off;
-		off += sh[i].sh_size;
-	}
-	off = align_up(off, 8);
-
+	off = lay_out(elf, sh);
 	for (i = 1; i < NR_SECS; i++) {
 		scn = elf_newscn(elf);
 		d = scn ? elf_newdata(scn) : NULL;
