@@ -247,7 +247,7 @@ int do_report(int argc, char **argv)
 	struct sample_walk *w = NULL;
 	struct table t = { 0 };
 	struct row *r;
-	const struct sample *s;
+	const struct secmap_sample *s;
 	size_t nr_events;
 	int opt, ret, err;
 
@@ -299,7 +299,7 @@ int do_report(int argc, char **argv)
 	if (!ev_samples || !ev_period)
 		goto nomem;
 	while ((err = sample_walk_next(w, &s)) == 1) {
-		const struct frame *f = &s->frame;
+		const struct secmap_frame *f = &s->frame;
 
 		if (s->event >= nr_events)
 			continue;

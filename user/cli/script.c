@@ -39,7 +39,7 @@ static void script_usage(FILE *f)
 }
 
 /* "sym+0x1f" as perf script prints it; "[unknown]" without a symbol. */
-static void print_sym(FILE *out, const struct frame *f)
+static void print_sym(FILE *out, const struct secmap_frame *f)
 {
 	if (f->symbol)
 		fprintf(out, "%s+0x%" PRIx64, text_safe(f->symbol), f->symbol_offset);
@@ -47,7 +47,7 @@ static void print_sym(FILE *out, const struct frame *f)
 		fputs("[unknown]", out);
 }
 
-static void print_sample(FILE *out, const struct sample *s, const char *event, bool ns)
+static void print_sample(FILE *out, const struct secmap_sample *s, const char *event, bool ns)
 {
 	size_t i;
 
@@ -147,7 +147,7 @@ static void fold_text(FILE *m, const char *text)
 		fputc(*p == ';' ? ':' : *p, m);
 }
 
-static void fold_frame(FILE *m, const struct frame *f)
+static void fold_frame(FILE *m, const struct secmap_frame *f)
 {
 	if (f->symbol) {
 		fold_text(m, f->symbol);
@@ -179,7 +179,7 @@ int do_script(int argc, char **argv)
 	bool ns = false, folded = false;
 	char *line = NULL;
 	size_t line_len = 0, i;
-	const struct sample *s;
+	const struct secmap_sample *s;
 	int opt, ret, err;
 
 	libsecmap_hashmap_init(&fold.by_line);

@@ -77,7 +77,7 @@ static size_t touch(const char *s)
 	return s ? strlen(s) : 0;
 }
 
-static size_t touch_frame(const struct frame *f)
+static size_t touch_frame(const struct secmap_frame *f)
 {
 	if (!f->dso)
 		abort();
@@ -94,7 +94,7 @@ static bool walk(const char *path, const char *map, bool no_ko, unsigned int fla
 		.no_ko = no_ko, .quiet = true,
 	};
 	const struct sample_walk_lost *lost;
-	const struct sample *s;
+	const struct secmap_sample *s;
 	struct sample_walk *w;
 	size_t sum = 0, i, n;
 	uint64_t h;

@@ -22,11 +22,10 @@
  * - secmap_live: one thread adds and publishes; enter, resolve and exit
  *   from any number of threads at once, while it does.
  * - secmap_client, secmap_family_watch, secmap_writer, secmap_output,
- *   secmap_recorder,
- *   secmap_ko_index (its finds load places lazily), secmap_ko (libelf
- *   loads tables on first use), and the moving calls of the readers
- *   (secmap_reader_next(), secmap_perf_data_next()): one thread at a
- *   time, or the caller's lock.
+ *   secmap_recorder, secmap_session, secmap_ko_index (its finds load
+ *   places lazily), secmap_ko (libelf loads tables on first use), and the
+ *   moving calls of the readers (secmap_reader_next(),
+ *   secmap_perf_data_next()): one thread at a time, or the caller's lock.
  * - secmap_error_reason() is per thread.
  */
 #ifndef SECMAP_H
@@ -921,6 +920,94 @@ int secmap_perf_data_next(struct secmap_perf_data *pd, struct secmap_perf_record
 void secmap_perf_data_skip_samples(struct secmap_perf_data *pd, bool skip);
 /* File offset of the record last returned, or of the bad one. */
 uint64_t secmap_perf_data_offset(const struct secmap_perf_data *pd);
+
+/*
+ * A perf session: the samples of a perf.data with perf's model of the
+ * tasks behind them (processes and the files they map, threads and their
+ * names, FORKs copying both, read in a pass before the samples) and every
+ * frame resolved: kernel addresses by a resolver (modules by the
+ * recording's section maps at the sample's time, the core by kallsyms),
+ * user ones to the file mapped there at that time. What `secmap report`
+ * and `secmap script` are made of.
+ *
+ * secmap_session_open(), then secmap_session_clock() to make the resolver
+ * with the samples' clock, secmap_session_set_resolver(), then the samples
+ * one by one (secmap_session_next()) or by a callback
+ * (secmap_session_process(), perf's perf_tool). Open: -ENOMEM, or what
+ * secmap_perf_data_open() says of the file. next: 1 and *@sample (valid
+ * until the next call), 0 at the end, -EINVAL without a resolver, -ENOMEM,
+ * -EBADMSG (a corrupt record; the samples before it were given) or -EFBIG
+ * (compressed records decompress too far); secmap_error_reason() then says
+ * which record. Work and memory are n log n in the file.
+ */
+struct secmap_frame {
+	uint64_t ip;
+	const char *module;	/* "[kernel.kallsyms]", a module, a user file's path; NULL: unknown */
+	const char *dso;	/* as perf script names it: [kernel.kallsyms], [mod], /path */
+	const char *section;	/* module sections only */
+	const char *symbol;	/* NULL: unknown */
+	uint64_t symbol_offset;
+	uint64_t section_offset;
+	bool user;
+};
+
+struct secmap_sample {
+	size_t event;			/* index, as secmap_session_event_name() takes */
+	const char *comm;
+	int32_t pid, tid;
+	uint32_t cpu;
+	uint64_t time;
+	bool has_time, has_cpu;
+	uint64_t period;
+	bool event_callchain;		/* its event records callchains (perf record -g) */
+	struct secmap_frame frame;	/* the sample's own ip */
+	const struct secmap_frame *chain;	/* innermost first, markers left out; none if corrupt */
+	size_t nr_chain;
+};
+
+#define SECMAP_SESSION_CHAIN	1u	/* resolve callchains too */
+#define SECMAP_SESSION_ORDERED	2u	/* in time order, as perf script gives them */
+
+struct secmap_session_opts {
+	size_t sz;
+	unsigned int flags;		/* SECMAP_SESSION_* */
+};
+struct secmap_session;
+int secmap_session_open(const char *path, const struct secmap_session_opts *opts,
+			struct secmap_session **session);
+void secmap_session_close(struct secmap_session *session);
+/* The clock of the samples' times: 0, or -EINVAL (events disagree, or neither perf's nor monotonic). */
+int secmap_session_clock(const struct secmap_session *session, enum secmap_clock *clock);
+/* Kernel frames by @res (finished; outlives the session): before the first sample. */
+int secmap_session_set_resolver(struct secmap_session *session, const struct secmap_resolver *res);
+int secmap_session_next(struct secmap_session *session, const struct secmap_sample **sample);
+struct secmap_session_tool {
+	size_t sz;
+	/* Each sample; a non-zero return stops the walk, and is returned. */
+	int (*sample)(void *ctx, const struct secmap_sample *sample);
+};
+/* Every sample to @tool: 0 at the end, @tool's non-zero return, or next's error. */
+int secmap_session_process(struct secmap_session *session, const struct secmap_session_tool *tool,
+			   void *ctx);
+size_t secmap_session_nr_events(const struct secmap_session *session);
+const char *secmap_session_event_name(const struct secmap_session *session, size_t idx);
+struct secmap_session_stats {
+	size_t sz;			/* the caller's sizeof; filled up to it */
+	/* What perf's file says was lost: PERF_RECORD_LOST (chunks, events), LOST_SAMPLES. */
+	uint64_t lost_chunks, lost_events, lost_samples;
+	/*
+	 * 0, or the maps FORK records could copy in all, which they would
+	 * have passed: later forked tasks do not see their parents' maps.
+	 */
+	size_t forks_capped;
+	/*
+	 * 0, or the bytes of samples held for time order, which were reached
+	 * between two FINISHED_ROUNDs: the older half was given early, and
+	 * samples may be out of time order.
+	 */
+	size_t order_relaxed;
+};
+int secmap_session_stats(const struct secmap_session *session, struct secmap_session_stats *stats);
 
 /*
  * An output file that replaces @path only when committed: written unnamed

@@ -1200,7 +1200,7 @@ static void expect_comms(struct __test_metadata *_metadata, const struct bytes *
 {
 	struct walk_files files;
 	struct sample_walk *w;
-	const struct sample *smp;
+	const struct secmap_sample *smp;
 	size_t n = 0;
 	int ret;
 
@@ -1229,7 +1229,7 @@ TEST(forks_applied_in_time_order)
 	struct walk_files files;
 	struct bytes d = { 0 };
 	struct sample_walk *w;
-	const struct sample *smp;
+	const struct secmap_sample *smp;
 	int n = 0, ret;
 	size_t r;
 
@@ -1376,7 +1376,7 @@ TEST(chain_markers_as_perf_reads_them)
 	struct walk_files files;
 	struct bytes d = { 0 };
 	struct sample_walk *w;
-	const struct sample *smp;
+	const struct secmap_sample *smp;
 	size_t r, i, j, n = 0;
 	int ret;
 
@@ -1433,7 +1433,7 @@ TEST(user_map_replaced_later)
 	struct resolver_args args = { .no_ko = true, .quiet = true };
 	struct bytes d = { 0 }, f;
 	struct sample_walk *w;
-	const struct sample *smp;
+	const struct secmap_sample *smp;
 	size_t i, n = 0;
 	int fd, ret;
 
@@ -1467,6 +1467,83 @@ TEST(user_map_replaced_later)
 	unlink(rec_path);
 	free(d.p);
 	free(f.p);
+}
+
+/* Counts samples; stops the walk at @stop_at (0: never). */
+struct tool_count {
+	size_t n, stop_at;
+	const char *first_dso;
+};
+
+static int count_sample(void *ctx, const struct secmap_sample *s)
+{
+	struct tool_count *c = ctx;
+
+	if (!c->n)
+		c->first_dso = s->frame.dso;
+	if (++c->n == c->stop_at)
+		return 42;
+	return 0;
+}
+
+/*
+ * The session through the library alone (what report and script sit on):
+ * no resolver, no samples; the samples' clock; a callback table; options
+ * that grew; the stats.
+ */
+TEST(session_api)
+{
+	struct {
+		struct secmap_session_opts opts;
+		uint64_t newer;
+	} big = { .opts = { .sz = sizeof(big), .flags = SECMAP_SESSION_ORDERED }, .newer = 1 };
+	SECMAP_OPTS(secmap_session_tool, tool, .sample = count_sample);
+	SECMAP_OPTS(secmap_session_stats, st);
+	struct secmap_resolver_opts ropts = { .no_ko = true };
+	struct secmap_session *s = NULL;
+	struct secmap_resolver *res = NULL;
+	const struct secmap_sample *smp;
+	struct tool_count c = { 0 };
+	enum secmap_clock clock;
+	struct walk_files files;
+	struct bytes d = { 0 };
+	struct sample_walk *w;
+
+	put_mmap2(&d, 7, 0x400000, 0x1000, "/usr/bin/prog", 100);
+	put_user_sample(&d, 0x400010, 7, 7, 200, 0);
+	put_user_sample(&d, 0x400020, 7, 7, 300, 1);
+	put_user_sample(&d, 0x400030, 7, 7, 400, 0);
+	/* The files open_walk() writes: the perf.data and an empty recording. */
+	ASSERT_EQ(0, open_walk(&d, 0, &files, &w));
+
+	EXPECT_EQ(-E2BIG, secmap_session_open(files.data, &big.opts, &s));
+	EXPECT_EQ(NULL, s);
+	big.newer = 0;
+	ASSERT_EQ(0, secmap_session_open(files.data, &big.opts, &s));
+	EXPECT_EQ(-EINVAL, secmap_session_next(s, &smp));	/* no resolver yet */
+	/* simple_ev is recorded with -k monotonic (use_clockid, clockid 1). */
+	ASSERT_EQ(0, secmap_session_clock(s, &clock));
+	EXPECT_EQ(SECMAP_CLOCK_MONO, clock);
+	ropts.clock = clock;
+	ASSERT_EQ(0, secmap_resolver_new(&ropts, &res));
+	ASSERT_EQ(0, secmap_resolver_load(res, files.rec));
+	ASSERT_EQ(0, secmap_session_set_resolver(s, res));
+	EXPECT_EQ(1U, secmap_session_nr_events(s));
+	c.stop_at = 2;
+	EXPECT_EQ(42, secmap_session_process(s, &tool, &c));
+	EXPECT_EQ(2U, c.n);
+	EXPECT_STREQ("/usr/bin/prog", c.first_dso);
+	c.stop_at = 0;
+	EXPECT_EQ(0, secmap_session_process(s, &tool, &c));
+	EXPECT_EQ(3U, c.n);
+	ASSERT_EQ(0, secmap_session_stats(s, &st));
+	EXPECT_EQ(0U, st.lost_chunks + st.lost_samples + st.forks_capped + st.order_relaxed);
+	st.sz = sizeof(size_t);
+	EXPECT_EQ(-EINVAL, secmap_session_stats(s, &st));
+	secmap_session_close(s);
+	secmap_resolver_free(res);
+	close_walk(&files, w);
+	free(d.p);
 }
 
 TEST_HARNESS_MAIN

@@ -1,25 +1,25 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * The sample walk's private state, shared by samples.c (reading, frames,
+ * A perf session's private state, shared by session.c (reading, frames,
  * ordering) and tasks.c (perf's task model: processes and their maps,
  * threads and their names, FORKs; read in a first pass over the file).
  */
-#ifndef SECMAP_SAMPLE_WALK_H
-#define SECMAP_SAMPLE_WALK_H
+#ifndef LIBSECMAP_SESSION_H
+#define LIBSECMAP_SESSION_H
 
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "samples.h"
-#include "../lib/hashmap.h"
-#include "../lib/resolve/span_index.h"
+#include "internal.h"
+#include "hashmap.h"
+#include "resolve/span_index.h"
 
 #define CLOCK_MONOTONIC_ID	1
 /* perf script's default callchain depth. */
 #define MAX_STACK		127
-#define AHEAD			64	/* samples read ahead, see struct sample_walk */
+#define AHEAD			64	/* samples read ahead, see struct secmap_session */
 #define KERNEL_BATCH		1024	/* kernel frames resolved in one call */
 
 /* Strings (comms, paths) kept for the walk's lifetime, each once: items are malloc()ed copies. */
@@ -70,13 +70,17 @@ struct event_info {
 	bool callchain;		/* its samples record callchains (perf record -g) */
 };
 
-struct sample_walk {
-	const char *input;
+/* PERF_RECORD_LOST (chunks, events) and LOST_SAMPLES, as perf's file says. */
+struct session_lost {
+	uint64_t chunks, events, samples;
+};
+
+struct secmap_session {
+	char *input;
 	struct secmap_perf_data *pd;
 	struct event_info *events;	/* by event index */
 	size_t nr_events;
-	struct secmap_resolver *res;
-	int status;
+	const struct secmap_resolver *res;
 	bool want_chain;
 	struct interned strings;
 	struct task_table processes;	/* by pid: maps */
@@ -84,8 +88,8 @@ struct sample_walk {
 	/* Maps FORKs copied, against a budget from the maps the file has. */
 	size_t nr_own_maps, nr_inherited;
 	bool inherit_capped;
-	struct sample_walk_lost lost;
-	struct frame *chain;
+	struct session_lost lost;
+	struct secmap_frame *chain;
 	size_t chain_cap;
 	/*
 	 * Samples read ahead of the caller, AHEAD at most, each with the
@@ -100,7 +104,7 @@ struct sample_walk {
 	 * which fetches the memory of the next lookups while it answers the
 	 * first (twice the lookups a second of one at a time; make bench).
 	 */
-	struct frame *kernel_frames[KERNEL_BATCH];
+	struct secmap_frame *kernel_frames[KERNEL_BATCH];
 	uint64_t kernel_ips[KERNEL_BATCH], kernel_times[KERNEL_BATCH];
 	struct secmap_resolution kernel_res[KERNEL_BATCH];
 	int kernel_ret[KERNEL_BATCH];
@@ -113,12 +117,12 @@ struct sample_walk {
 	const struct task *last_thread;
 	int32_t last_pid, last_tid;
 	bool last_task_set, last_thread_set;
-	/* SAMPLE_WALK_ORDERED: samples held until a round says they are due */
+	/* SECMAP_SESSION_ORDERED: samples held until a round says they are due */
 	bool ordered;
 	struct queued *pending;		/* not due yet: a heap, the oldest first */
 	size_t nr_pending, cap_pending;
 	size_t pending_bytes;		/* what they hold, callchains included */
-	bool queue_capped;		/* QUEUE_BYTES_MAX was reached: said once */
+	bool queue_capped;		/* QUEUE_BYTES_MAX was reached */
 	struct queued *due;		/* by time, handed out from due_pos */
 	size_t nr_due, cap_due, due_pos;
 	uint64_t seen_max;		/* the latest sample time read */
@@ -128,31 +132,33 @@ struct sample_walk {
 	/* next_sample(): how reading ended, once it has */
 	bool read_ended;
 	int read_end;
-	char read_error[PATH_MAX + 128];
+	char read_error[256];		/* the reason of read_end, given when it is reached */
 };
 
 /* A sample read ahead, with the callchain buffer it owns; or how the read ended. */
 struct ahead {
 	int ret;		/* read_sample()'s */
-	struct sample s;
-	struct frame *chain;
+	struct secmap_sample s;
+	struct secmap_frame *chain;
 	size_t chain_cap;
 };
 
 /* A sample held back for time order, with its own copy of the callchain. */
 struct queued {
-	struct sample s;
-	struct frame *chain;
+	struct secmap_sample s;
+	struct secmap_frame *chain;
 	uint64_t seq;
 };
 
 /* tasks.c */
 const char *walk_intern(struct interned *t, const char *s);
-int walk_prescan(struct sample_walk *w);
+int walk_prescan(struct secmap_session *w);
 struct task *walk_find_task(struct task_table *tab, int32_t id, bool create);
 const char *walk_comm_at(const struct task *t, uint64_t time);
-const char *walk_unnamed_comm(struct sample_walk *w, int32_t tid);
+const char *walk_unnamed_comm(struct secmap_session *w, int32_t tid);
 void walk_free_interned(struct interned *t);
 void walk_free_tasks(struct task_table *tab);
+/* The most maps FORKs may copy, from the maps the file has. */
+size_t walk_inherit_budget(const struct secmap_session *w);
 
-#endif /* SECMAP_SAMPLE_WALK_H */
+#endif /* LIBSECMAP_SESSION_H */

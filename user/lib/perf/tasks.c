@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * The tasks of a perf.data, as perf models them: processes (by pid) with
  * the files mapped in them (MMAP/MMAP2, by time), threads (by tid) with
@@ -12,7 +12,7 @@
 
 #include <linux/perf_event.h>
 
-#include "sample_walk.h"
+#include "session.h"
 
 /* Room for @need items of @size in *@p, grown by doubling. */
 static int grow(void *p, size_t *cap, size_t need, size_t size)
@@ -94,7 +94,7 @@ void walk_free_tasks(struct task_table *tab)
 	libsecmap_hashmap_free(&tab->by_id);
 }
 
-static int add_user_map(struct sample_walk *w, const struct secmap_perf_record *rec)
+static int add_user_map(struct secmap_session *w, const struct secmap_perf_record *rec)
 {
 	struct task *t;
 	struct user_map *maps;
@@ -121,7 +121,7 @@ static int add_user_map(struct sample_walk *w, const struct secmap_perf_record *
 	return 0;
 }
 
-static int add_comm(struct sample_walk *w, const struct secmap_perf_record *rec)
+static int add_comm(struct secmap_session *w, const struct secmap_perf_record *rec)
 {
 	struct task *t = walk_find_task(&w->threads, rec->tid, true);
 	struct comm_at *c;
@@ -232,7 +232,7 @@ const char *walk_comm_at(const struct task *t, uint64_t time)
 }
 
 /* perf's name for a thread it knows no COMM of: ":TID" (":-1" for a sample of no task). */
-const char *walk_unnamed_comm(struct sample_walk *w, int32_t tid)
+const char *walk_unnamed_comm(struct secmap_session *w, int32_t tid)
 {
 	char name[16];
 
@@ -274,7 +274,7 @@ static int cmp_map_identity(const void *a, const void *b)
  * few FORKs of a process with many maps, or two pids forking each other,
  * copy without end otherwise (a ping-pong of 32 records took 1.3 GB).
  */
-static size_t inherit_budget(const struct sample_walk *w)
+size_t walk_inherit_budget(const struct secmap_session *w)
 {
 	return w->nr_own_maps > (1u << 17) ? 8 * w->nr_own_maps : 1u << 20;
 }
@@ -341,7 +341,7 @@ static ssize_t maps_to_inherit(const struct task *parent, const struct task *chi
  * its parent's, from another CPU's buffer, and must find what its parent
  * inherited. Threads' comms are sorted.
  */
-static int apply_fork(struct sample_walk *w, const struct fork_at *f)
+static int apply_fork(struct secmap_session *w, const struct fork_at *f)
 {
 	struct task *child, *parent;
 	struct user_map *maps, *inh;
@@ -363,7 +363,7 @@ static int apply_fork(struct sample_walk *w, const struct fork_at *f)
 		if (got < 0)
 			return -ENOMEM;
 		n = (size_t)got;
-		if (n && w->nr_inherited + n > inherit_budget(w)) {
+		if (n && w->nr_inherited + n > walk_inherit_budget(w)) {
 			w->inherit_capped = true;
 			n = 0;
 		}
@@ -417,7 +417,7 @@ static int apply_fork(struct sample_walk *w, const struct fork_at *f)
  * (perf script sorts by time; this keeps the file's order), and the map
  * valid at a sample's time is what names its file.
  */
-int walk_prescan(struct sample_walk *w)
+int walk_prescan(struct secmap_session *w)
 {
 	struct fork_at *forks = NULL, *f;
 	struct secmap_perf_record rec;
@@ -470,10 +470,6 @@ int walk_prescan(struct sample_walk *w)
 	for (i = 0; !err && i < nr_forks; i++)
 		err = apply_fork(w, &forks[i]);
 	free(forks);
-	if (w->inherit_capped)
-		fprintf(stderr, "Warning: %s: FORK records would copy more than %zu maps; the "
-			"tasks forked after that do not see their parents' (user frames [unknown])\n",
-			w->input, inherit_budget(w));
 	for (i = 0; !err && i < w->processes.nr; i++) {
 		struct task *t = &w->processes.tasks[i];
 
