@@ -232,6 +232,17 @@ static inline void *libsecmap_grow(void *arr, size_t *cap, size_t nr, size_t siz
 	return p;
 }
 
+/* libsecmap_grow() in place: *@arrp (an array pointer) made room for one more past @nr. */
+static inline int libsecmap_grow_in(void *arrp, size_t *cap, size_t nr, size_t size, size_t first)
+{
+	void *p = libsecmap_grow(*(void **)arrp, cap, nr, size, first);
+
+	if (!p)
+		return -ENOMEM;
+	*(void **)arrp = p;
+	return 0;
+}
+
 /*
  * Length of the module name a file named @base holds (mod.ko, compressed or
  * .ko.debug), or 0 if it is no module file.
@@ -254,8 +265,9 @@ int libsecmap_ko_open_budget(const char *path, size_t budget, struct secmap_ko *
 #define LIBSECMAP_KO_BUDGET	((size_t)1 << 30)
 
 /*
- * The .ko files shared by the generations of a live resolver (ko_pool.c):
- * each build found and opened once. libsecmap_ko_pool_get(): 0 with *@ko
+ * A resolver's .ko files (ko_pool.c), each build found and opened once,
+ * kept open and counted against one budget; a live resolver's generations
+ * share one. libsecmap_ko_pool_get(): 0 with *@ko
  * (owned by the pool, open until it is freed), -ENOMEM, or why there is
  * none: -ENOENT not found, else the open's error (-EDQUOT past the pool's
  * LIBSECMAP_KO_BUDGET). *@path is the file found, or NULL.

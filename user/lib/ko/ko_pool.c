@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The .ko files a live resolver's generations share: each module build is
- * looked up and opened (and decompressed) once for the life of the pool,
- * not once per generation. Every generation still sorts its own symbols;
- * the names point into these images, which outlive all generations.
+ * A resolver's .ko files: each module build looked up and opened (and
+ * decompressed) once, kept open while symbol names point into them, and
+ * counted against one budget. A live resolver's generations share one
+ * pool; each generation still sorts its own symbols.
  */
 #include <search.h>
 

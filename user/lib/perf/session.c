@@ -519,15 +519,8 @@ static int queue_sample(struct secmap_session *w, const struct secmap_sample *s)
 {
 	struct queued *q;
 
-	if (w->nr_pending == w->cap_pending) {
-		size_t n = w->cap_pending ? 2 * w->cap_pending : 1024;
-
-		q = realloc(w->pending, n * sizeof(*q));
-		if (!q)
-			return -ENOMEM;
-		w->pending = q;
-		w->cap_pending = n;
-	}
+	if (libsecmap_grow_in(&w->pending, &w->cap_pending, w->nr_pending, sizeof(*q), 1024))
+		return -ENOMEM;
 	q = &w->pending[w->nr_pending];
 	q->s = *s;
 	q->seq = w->seq++;
@@ -559,15 +552,8 @@ static int make_due(struct secmap_session *w, uint64_t upto, size_t least)
 	w->nr_due = 0;
 	w->due_pos = 0;
 	while (w->nr_pending && (w->nr_due < least || w->pending[0].s.time <= upto)) {
-		if (w->nr_due == w->cap_due) {
-			size_t n = w->cap_due ? 2 * w->cap_due : 1024;
-
-			d = realloc(w->due, n * sizeof(*d));
-			if (!d)
-				return -ENOMEM;
-			w->due = d;
-			w->cap_due = n;
-		}
+		if (libsecmap_grow_in(&w->due, &w->cap_due, w->nr_due, sizeof(*d), 1024))
+			return -ENOMEM;
 		d = &w->due[w->nr_due++];
 		*d = heap_pop(w->pending, w->nr_pending--);
 		d->s.chain = d->chain;

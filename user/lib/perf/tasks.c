@@ -14,24 +14,6 @@
 
 #include "session.h"
 
-/* Room for @need items of @size in *@p, grown by doubling. */
-static int grow(void *p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 4;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = reallocarray(*(void **)p, n, size);
-	if (!q)
-		return -ENOMEM;
-	*(void **)p = q;
-	*cap = n;
-	return 0;
-}
-
 const char *walk_intern(struct interned *t, const char *s)
 {
 	uint64_t h = libsecmap_hashmap_hash(&t->map, s, strlen(s));
@@ -71,7 +53,7 @@ struct task *walk_find_task(struct task_table *tab, int32_t id, bool create)
 	     slot = libsecmap_hashmap_next(&tab->by_id, h, slot))
 		if (tab->tasks[slot->item].id == id)
 			return &tab->tasks[slot->item];
-	if (!create || grow(&tab->tasks, &tab->cap, tab->nr + 1, sizeof(*tab->tasks)) ||
+	if (!create || libsecmap_grow_in(&tab->tasks, &tab->cap, tab->nr, sizeof(*tab->tasks), 4) ||
 	    libsecmap_hashmap_add(&tab->by_id, h, tab->nr))
 		return NULL;
 	t = &tab->tasks[tab->nr++];
@@ -108,7 +90,7 @@ static int add_user_map(struct secmap_session *w, const struct secmap_perf_recor
 	path = walk_intern(&w->strings, rec->filename);
 	if (!t || !path)
 		return -ENOMEM;
-	err = grow(&t->maps, &t->cap_maps, t->nr_maps + 1, sizeof(*t->maps));
+	err = libsecmap_grow_in(&t->maps, &t->cap_maps, t->nr_maps, sizeof(*t->maps), 4);
 	if (err)
 		return err;
 	maps = t->maps;
@@ -129,7 +111,7 @@ static int add_comm(struct secmap_session *w, const struct secmap_perf_record *r
 
 	if (!t || !comm)
 		return -ENOMEM;
-	if (grow(&t->comms, &t->cap_comms, t->nr_comms + 1, sizeof(*t->comms)))
+	if (libsecmap_grow_in(&t->comms, &t->cap_comms, t->nr_comms, sizeof(*t->comms), 4))
 		return -ENOMEM;
 	c = t->comms;
 	c[t->nr_comms].time = rec->fields & PERF_SAMPLE_TIME ? rec->time : 0;
@@ -401,8 +383,8 @@ static int apply_fork(struct secmap_session *w, const struct fork_at *f)
 	 * Named as its parent from the fork on, until an exec or a prctl
 	 * renames it. Forks come in time order: the list stays sorted.
 	 */
-	if (grow(&child->fork_comms, &child->cap_fork_comms, child->nr_fork_comms + 1,
-		 sizeof(*child->fork_comms)))
+	if (libsecmap_grow_in(&child->fork_comms, &child->cap_fork_comms, child->nr_fork_comms,
+			      sizeof(*child->fork_comms), 4))
 		return -ENOMEM;
 	comms = child->fork_comms;
 	comms[child->nr_fork_comms].time = f->time;

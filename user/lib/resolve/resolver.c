@@ -30,8 +30,6 @@ SECMAP_EXPORT void secmap_resolver_free(struct secmap_resolver *res)
 		free(b->secs);
 		free(b->name);
 		free(b->path);
-		if (!b->ko_shared)
-			secmap_ko_close(b->ko);
 	}
 	for (i = 0; i < res->nr_lives; i++)
 		free(res->lives[i].maps);
@@ -48,6 +46,8 @@ SECMAP_EXPORT void secmap_resolver_free(struct secmap_resolver *res)
 	free(res->ksym_first);
 	rs_index_free(&res->sections);
 	rs_index_free(&res->footprints);
+	/* Last: the symbol names point into its images. */
+	libsecmap_ko_pool_free(res->own_pool);
 	free(res->release);
 	free(res->paths);
 	free(res);
@@ -197,7 +197,6 @@ static bool in_gap(const struct secmap_resolver *res, uint64_t from, uint64_t ti
 
 SECMAP_EXPORT int secmap_resolver_finish(struct secmap_resolver *res)
 {
-	struct secmap_ko_index *idx = NULL;
 	size_t i;
 	int err;
 
@@ -211,11 +210,12 @@ SECMAP_EXPORT int secmap_resolver_finish(struct secmap_resolver *res)
 	err = rs_parse_kallsyms(res);
 	if (!err && !res->search.release)
 		res->search.release = res->release;
-	if (!err && !res->opts.no_ko && !res->ko_pool)
-		err = secmap_ko_index_new(&res->search, &idx);
+	if (!err && !res->ko_pool) {
+		err = libsecmap_ko_pool_new(&res->own_pool);
+		res->ko_pool = res->own_pool;
+	}
 	for (i = 0; !err && i < res->nr_builds; i++)
-		err = rs_load_build(res, idx, &res->builds[i]);
-	secmap_ko_index_free(idx);
+		err = rs_load_build(res, &res->builds[i]);
 	/* Maps recorded without a length (no .ko at record time) take the .ko's. */
 	for (i = 0; !err && i < res->nr_maps; i++) {
 		struct rs_map *m = &res->maps[i];

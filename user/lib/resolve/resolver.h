@@ -35,8 +35,7 @@ struct rs_build {
 	size_t nr_secs, cap_secs;
 	void *sec_tree;		/* struct rs_sec_key by name, past RS_SECS_SCANNED */
 	char *path;		/* the .ko the symbols come from */
-	struct secmap_ko *ko;
-	bool ko_shared;		/* @ko is the pool's, not closed with the build */
+	struct secmap_ko *ko;		/* the pool's */
 	int err;		/* why there are no symbols */
 };
 
@@ -145,9 +144,14 @@ struct secmap_resolver {
 	struct rs_build *builds;
 	size_t nr_builds, cap_builds;
 	struct libsecmap_hashmap builds_by_id;	/* by name and build-id: indices into builds */
-	/* What the builds' .ko files decompressed to, kept or not: up to LIBSECMAP_KO_BUDGET. */
-	size_t ko_spent;
-	struct libsecmap_ko_pool *ko_pool;	/* a live resolver's, or NULL */
+	/*
+	 * Where the builds' .ko files are opened, and stay open (symbol names
+	 * point into them): a live resolver's, shared by its generations, or
+	 * @own_pool. Either counts what they decompress to, up to
+	 * LIBSECMAP_KO_BUDGET.
+	 */
+	struct libsecmap_ko_pool *ko_pool;
+	struct libsecmap_ko_pool *own_pool;
 	struct rs_map *maps;
 	size_t nr_maps, cap_maps;
 	struct rs_life *lives;
@@ -203,7 +207,7 @@ struct secmap_resolver {
 
 /* symbols.c */
 int rs_add_kallsyms(struct secmap_resolver *res, const struct secmap_record *rec);
-int rs_load_build(struct secmap_resolver *res, struct secmap_ko_index *idx, struct rs_build *b);
+int rs_load_build(struct secmap_resolver *res, struct rs_build *b);
 int rs_parse_kallsyms(struct secmap_resolver *res);
 
 /* index.c */

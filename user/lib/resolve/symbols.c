@@ -139,25 +139,6 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The pool's .ko for @b, if any; shared, and never closed by the build. 0 or -ENOMEM. */
-static int open_pooled(struct secmap_resolver *res, struct rs_build *b)
-{
-	const char *path;
-	int err;
-
-	err = libsecmap_ko_pool_get(res->ko_pool, &res->search, b->name, b->id_len ? b->id : NULL,
-				    b->id_len, &path, &b->ko);
-	if (err == -ENOMEM)
-		return err;
-	if (path) {
-		b->path = strdup(path);
-		if (!b->path)
-			return -ENOMEM;
-	}
-	b->ko_shared = true;
-	b->err = err;
-	return 0;
-}
 
 /* The symbols of @b's sections, from its opened .ko of the right build. */
 static int read_build_symbols(struct secmap_resolver *res, struct rs_build *b)
@@ -169,8 +150,6 @@ static int read_build_symbols(struct secmap_resolver *res, struct rs_build *b)
 	len = secmap_ko_build_id(b->ko, &id);
 	if (b->id_len && (len != b->id_len || memcmp(id, b->id, len)) && !res->opts.force) {
 		b->err = -ESTALE;
-		if (!b->ko_shared)
-			secmap_ko_close(b->ko);
 		b->ko = NULL;
 		return 0;
 	}
@@ -220,43 +199,32 @@ static int read_build_symbols(struct secmap_resolver *res, struct rs_build *b)
 }
 
 /* The symbols of every section a build's maps name, from its .ko. */
-int rs_load_build(struct secmap_resolver *res, struct secmap_ko_index *idx, struct rs_build *b)
+int rs_load_build(struct secmap_resolver *res, struct rs_build *b)
 {
-	size_t spent;
+	const char *path;
 	int err;
 
 	if (res->opts.no_ko) {
 		b->err = -ENOENT;
 		return 0;
 	}
-	if (res->ko_pool) {
-		err = open_pooled(res, b);
-		if (err || !b->ko)
-			return err;
-		return read_build_symbols(res, b);
-	}
-	err = secmap_ko_index_find(idx, b->name, b->id_len ? b->id : NULL, b->id_len, &b->path);
-	if (err == -ENOMEM)
-		return err;
-	if (err) {
-		b->err = -ENOENT;
-		return 0;
-	}
 	/*
-	 * The image stays open (symbol names point into it): without a total,
-	 * a few small .ko.zst bombs, each under the cap of one file, would
-	 * hold gigabytes. -EDQUOT once spent; plain .ko files cost nothing.
+	 * The image stays open in the pool (symbol names point into it):
+	 * without a total, a few small .ko.zst bombs, each under the cap of
+	 * one file, would hold gigabytes. -EDQUOT once spent; plain .ko
+	 * files cost nothing.
 	 */
-	err = libsecmap_ko_open_budget(b->path, res->ko_spent < LIBSECMAP_KO_BUDGET ?
-				       LIBSECMAP_KO_BUDGET - res->ko_spent : 0, &b->ko, &spent);
-	res->ko_spent += spent;
+	err = libsecmap_ko_pool_get(res->ko_pool, &res->search, b->name, b->id_len ? b->id : NULL,
+				    b->id_len, &path, &b->ko);
 	if (err == -ENOMEM)
 		return err;
-	if (err) {
-		b->err = err;
-		return 0;
+	if (path) {
+		b->path = strdup(path);
+		if (!b->path)
+			return -ENOMEM;
 	}
-	return read_build_symbols(res, b);
+	b->err = err;
+	return b->ko ? read_build_symbols(res, b) : 0;
 }
 
 
