@@ -393,6 +393,35 @@ TEST(live_refused_record)
 	free(m.lives);
 }
 
+/*
+ * Records accepted after a generation are published even when a refused
+ * record came between (the refusal drops the next generation's staging,
+ * not the records kept for it).
+ */
+TEST(live_publish_after_refusal)
+{
+	struct secmap_record bad = { .type = SECMAP_REC_SEC_MAP, .flags = SECMAP_MAP_F_SNAPSHOT,
+				     .module = "x", .section = ".text", .start = 1, .len = 1 };
+	struct secmap_live *live;
+	const struct secmap_resolver *res;
+	unsigned int token;
+	struct model m;
+
+	model_make(&m, 2);
+	ASSERT_EQ(0, new_live(&live));
+	ASSERT_EQ(0, add_step(live, &m, 1));
+	ASSERT_EQ(0, secmap_live_publish(live));
+	ASSERT_EQ(0, add_step(live, &m, 2));
+	EXPECT_EQ(-EBADMSG, secmap_live_add(live, &bad));
+	ASSERT_EQ(0, secmap_live_publish(live));
+	EXPECT_EQ(2, secmap_live_generations(live));
+	res = secmap_live_enter(live, &token);
+	EXPECT_EQ(0, check_one(res, &m, m.lives[2].start + 4, 25));
+	secmap_live_exit(live, token);
+	secmap_live_free(live);
+	free(m.lives);
+}
+
 struct publisher {
 	struct secmap_live *live;
 	atomic_int done;

@@ -426,7 +426,7 @@ static int __attribute__((noinline)) read_end(struct secmap_session *w, int ret)
 {
 	w->read_ended = true;
 	w->read_end = ret;
-	if (ret < 0)
+	if (ret < 0 && w->read_error[0])
 		libsecmap_reason(ret, "%s", w->read_error);
 	return ret;
 }
@@ -444,8 +444,11 @@ next_sample(struct secmap_session *w, const struct secmap_sample **s)
 	if (__builtin_expect(w->ahead_pos == w->nr_ahead, 0)) {
 		if (w->read_ended)
 			return w->read_end;
-		if (fill_ahead(w))
-			return -ENOMEM;
+		if (fill_ahead(w)) {
+			/* Their kernel frames are not resolved: none is handed out. */
+			w->nr_ahead = w->ahead_pos;
+			return read_end(w, -ENOMEM);
+		}
 	}
 	a = &w->ahead[w->ahead_pos++];
 	*s = &a->s;

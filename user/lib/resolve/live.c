@@ -30,6 +30,7 @@ struct secmap_live {
 	struct secmap_resolver *staging;
 	struct libsecmap_ko_pool *pool;
 	uint64_t generations;
+	size_t nr_published;		/* records of the log in the current generation */
 	_Atomic(struct secmap_resolver *) current;
 	atomic_uint epoch;
 	atomic_ulong readers[2];
@@ -218,7 +219,8 @@ SECMAP_EXPORT int secmap_live_publish(struct secmap_live *live)
 
 	if (!live)
 		return libsecmap_err(-EINVAL);
-	if (!live->staging && live->generations)
+	/* Not @staging: a refused record or a failed finish drops it, and keeps the log. */
+	if (live->generations && live->nr_published == live->nr_log)
 		return 0;	/* nothing added since the last generation */
 	if (!live->staging) {
 		err = stage(live);
@@ -234,6 +236,7 @@ SECMAP_EXPORT int secmap_live_publish(struct secmap_live *live)
 	old = atomic_exchange(&live->current, live->staging);
 	live->staging = NULL;
 	live->generations++;
+	live->nr_published = live->nr_log;
 	if (old) {
 		wait_for_readers(live);
 		secmap_resolver_free(old);
