@@ -82,8 +82,8 @@ SECMAP_EXPORT void secmap_live_free(struct secmap_live *live)
 	free(live);
 }
 
-/* Where the copy's next bytes go: @n bytes of @src, NUL-terminated when a string. */
-static void *copy_out(char **at, const void *src, size_t n, bool string)
+/* @n bytes of @src at *@at, which moves past them; NULL for no @src. */
+static void *copy_bytes(char **at, const void *src, size_t n)
 {
 	void *dst = *at;
 
@@ -91,8 +91,6 @@ static void *copy_out(char **at, const void *src, size_t n, bool string)
 		return NULL;
 	memcpy(dst, src, n);
 	*at += n;
-	if (string)
-		*(*at)++ = '\0';
 	return dst;
 }
 
@@ -104,30 +102,27 @@ static size_t str_size(const char *s)
 /* @rec and everything it points to, in one allocation. */
 static struct secmap_record *copy_record(const struct secmap_record *rec)
 {
-	size_t bytes = sizeof(*rec) + str_size(rec->section) + str_size(rec->module) +
-		       str_size(rec->release) + str_size(rec->ref_name);
+	size_t section = str_size(rec->section), module = str_size(rec->module);
+	size_t release = str_size(rec->release), ref_name = str_size(rec->ref_name);
+	size_t id_len = rec->build_id ? rec->build_id_len : 0;
+	size_t text_len = rec->text ? rec->text_len : 0;
+	size_t bytes = sizeof(*rec) + section + module + release + ref_name + id_len;
 	struct secmap_record *c;
 	char *at;
 
-	if (rec->build_id)
-		bytes += rec->build_id_len;
-	if (rec->text) {
-		if (rec->text_len > SIZE_MAX - bytes)
-			return NULL;
-		bytes += rec->text_len;
-	}
-	c = malloc(bytes);
+	if (text_len > SIZE_MAX - bytes)
+		return NULL;
+	c = malloc(bytes + text_len);
 	if (!c)
 		return NULL;
 	*c = *rec;
 	at = (char *)(c + 1);
-	c->section = copy_out(&at, rec->section, str_size(rec->section) - !!rec->section, true);
-	c->module = copy_out(&at, rec->module, str_size(rec->module) - !!rec->module, true);
-	c->release = copy_out(&at, rec->release, str_size(rec->release) - !!rec->release, true);
-	c->ref_name = copy_out(&at, rec->ref_name, str_size(rec->ref_name) - !!rec->ref_name,
-			       true);
-	c->build_id = copy_out(&at, rec->build_id, rec->build_id_len, false);
-	c->text = copy_out(&at, rec->text, rec->text_len, false);
+	c->section = copy_bytes(&at, rec->section, section);
+	c->module = copy_bytes(&at, rec->module, module);
+	c->release = copy_bytes(&at, rec->release, release);
+	c->ref_name = copy_bytes(&at, rec->ref_name, ref_name);
+	c->build_id = copy_bytes(&at, rec->build_id, id_len);
+	c->text = copy_bytes(&at, rec->text, text_len);
 	return c;
 }
 
