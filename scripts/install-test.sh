@@ -26,8 +26,8 @@ check "make install DESTDIR=... PREFIX=$prefix" true
 
 p=$dest$prefix
 check "sbin/secmap is executable" test -x "$p/sbin/secmap"
-check "lib/libsecmap.so.0" test -f "$p/lib/libsecmap.so.0"
-check "lib/libsecmap.so -> libsecmap.so.0" test "$(readlink "$p/lib/libsecmap.so")" = libsecmap.so.0
+check "lib/libsecmap.so.1" test -f "$p/lib/libsecmap.so.1"
+check "lib/libsecmap.so -> libsecmap.so.1" test "$(readlink "$p/lib/libsecmap.so")" = libsecmap.so.1
 check "lib/libsecmap.a" test -f "$p/lib/libsecmap.a"
 check "include/secmap/secmap.h" cmp -s "$top/user/include/secmap.h" "$p/include/secmap/secmap.h"
 check "include/secmap/linux/secmap.h (uapi)" \
@@ -44,12 +44,12 @@ for page in secmap secmap-dump secmap-info secmap-monitor; do
 done
 check "bash completion" cmp -s "$top/user/bash-completion/secmap" \
 	"$p/share/bash-completion/completions/secmap"
-check "soname libsecmap.so.0" sh -c \
-	"readelf -d '$p/lib/libsecmap.so.0' | grep -q 'SONAME.*\[libsecmap.so.0\]'"
-check "secmap_snapshot_from_sysfs@@LIBSECMAP_0.3 exported" sh -c \
-	"readelf --dyn-syms -W '$p/lib/libsecmap.so.0' | grep -q 'secmap_snapshot_from_sysfs@@LIBSECMAP_0.3'"
-check "secmap_ko_index_find@@LIBSECMAP_0.4 exported" sh -c \
-	"readelf --dyn-syms -W '$p/lib/libsecmap.so.0' | grep -q 'secmap_ko_index_find@@LIBSECMAP_0.4'"
+check "soname libsecmap.so.1" sh -c \
+	"readelf -d '$p/lib/libsecmap.so.1' | grep -q 'SONAME.*\[libsecmap.so.1\]'"
+check "secmap_snapshot_from_sysfs@@LIBSECMAP_1.0 exported" sh -c \
+	"readelf --dyn-syms -W '$p/lib/libsecmap.so.1' | grep -q 'secmap_snapshot_from_sysfs@@LIBSECMAP_1.0'"
+check "one version node, LIBSECMAP_1.0" sh -c \
+	"test \"\$(readelf --dyn-syms -W '$p/lib/libsecmap.so.1' | grep -o '@@LIBSECMAP_[0-9.]*' | sort -u)\" = @@LIBSECMAP_1.0"
 check "installed secmap --version" sh -c "'$p/sbin/secmap' --version | grep -q '^secmap v'"
 
 # A consumer built only against the installed files.

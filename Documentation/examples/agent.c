@@ -29,7 +29,7 @@ static int add(void *ctx, const struct secmap_record *rec)
 static void resolve_line(struct secmap_live *live, const char *line)
 {
 	uint64_t addr, time = SECMAP_TIME_ANY;
-	struct secmap_resolution r;
+	SECMAP_OPTS(secmap_resolution, r);
 	unsigned int token;
 	const struct secmap_resolver *res;
 	char *end;
@@ -94,8 +94,8 @@ static int follow_events(struct secmap_client *client, struct secmap_recorder *r
 
 int main(int argc, char **argv)
 {
-	struct secmap_ko_search search = { .paths = (const char *const *)argv + (argc > 0) };
-	struct secmap_resolver_opts ropts = { .search = &search };
+	SECMAP_OPTS(secmap_ko_search, search, .paths = (const char *const *)argv + (argc > 0));
+	SECMAP_OPTS(secmap_resolver_opts, ropts, .search = &search);
 	SECMAP_OPTS(secmap_live_opts, lopts, .resolver = &ropts);
 	struct secmap_live *live = NULL;
 	struct secmap_recorder *rec = NULL;

@@ -83,7 +83,7 @@ static const struct secmap_region *region_of_type(const struct secmap_module *mo
 TEST(info_reports_tracepoint_hook_and_release)
 {
 	struct secmap_client *client = open_client(_metadata);
-	struct secmap_info info;
+	SECMAP_OPTS(secmap_info, info);
 	char release[65];
 	FILE *f;
 
@@ -339,7 +339,7 @@ TEST(without_cap_syslog_reads_are_refused)
 {
 	struct secmap_snapshot *snap = NULL;
 	struct secmap_client *client;
-	struct secmap_info info;
+	SECMAP_OPTS(secmap_info, info);
 
 	ASSERT_EQ(0, drop_caps(1ULL << CAP_SYSLOG));
 	/* The kernel checks the capabilities of the socket's opener. */
@@ -420,7 +420,7 @@ static struct secmap_client *overrun_client(struct __test_metadata *_metadata,
 					    uint64_t *first_seq)
 {
 	struct secmap_client *client = open_client(_metadata);
-	struct secmap_info info;
+	SECMAP_OPTS(secmap_info, info);
 	int small = 1, i, fd;
 
 	if (!client)
@@ -554,7 +554,7 @@ TEST(dump_after_subscribing_joins_the_event_stream)
 	struct secmap_client *client = open_client(_metadata);
 	struct secmap_snapshot *snap;
 	struct secmap_event *ev = NULL;
-	struct secmap_info info;
+	SECMAP_OPTS(secmap_info, info);
 
 	ASSERT_NE(NULL, client);
 	ASSERT_EQ(0, secmap_client_subscribe(client));
@@ -878,7 +878,7 @@ TEST(notifier_fallback_reports_loads_after_init)
 	const char *notice = "not using the module_load tracepoint (disabled by use_tracepoint=0)";
 	struct secmap_client *client;
 	unsigned long long init_clock;
-	struct secmap_info info;
+	SECMAP_OPTS(secmap_info, info);
 	struct secmap_event *ev;
 	int before = count_kmsg(notice);
 

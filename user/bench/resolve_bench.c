@@ -68,10 +68,10 @@ int main(int argc, char **argv)
 	unsigned int nr_secs = argc > 2 ? atoi(argv[2]) : 20;
 	unsigned int nr_loads = argc > 3 ? atoi(argv[3]) : 10;
 	size_t nr_lookups = argc > 4 ? strtoull(argv[4], NULL, 10) : 20000000;
-	struct secmap_resolver_opts opts = { .no_ko = true };
+	SECMAP_OPTS(secmap_resolver_opts, opts, .no_ko = true);
 	struct secmap_resolver *res;
-	struct secmap_resolution out;
-	struct secmap_record rec = { 0 };
+	SECMAP_OPTS(secmap_resolution, out);
+	SECMAP_OPTS(secmap_record, rec);
 	char names[1000][24], secnames[64][24];
 	static const char *expect[1000];
 	struct query *q;
@@ -110,6 +110,7 @@ int main(int argc, char **argv)
 	for (r = 0; r < nr_loads; r++) {
 		for (m = 0; m < nr_mods; m++) {
 			memset(&rec, 0, sizeof(rec));
+			rec.sz = sizeof(rec);
 			rec.type = SECMAP_REC_SEC_MAP;
 			rec.module = names[m];
 			rec.seq = (uint64_t)r * nr_mods + m + 1;
@@ -126,6 +127,7 @@ int main(int argc, char **argv)
 		}
 		for (m = 0; m < nr_mods; m++) {
 			memset(&rec, 0, sizeof(rec));
+			rec.sz = sizeof(rec);
 			rec.type = SECMAP_REC_UNMAP;
 			rec.module = names[m];
 			rec.time_local_ns = rec.time_mono_ns = r * 1000000ull + 500000 + m;
@@ -154,7 +156,7 @@ int main(int argc, char **argv)
 	 * check of every answer below is a pointer comparison.
 	 */
 	for (i = 0; i < secmap_resolver_nr_modules(res); i++) {
-		struct secmap_resolver_module mod;
+		SECMAP_OPTS(secmap_resolver_module, mod);
 
 		if (secmap_resolver_module(res, i, &mod) || sscanf(mod.name, "mod_%u", &m) != 1 ||
 		    m >= nr_mods)
@@ -193,6 +195,7 @@ int main(int argc, char **argv)
 				addrs[j] = rq[i + j].addr;
 				times[j] = rq[i + j].time;
 			}
+			outs[0].sz = sizeof(outs[0]);
 			secmap_resolve_many(res, addrs, times, k, outs, rets);
 			for (j = 0; j < k; j++) {
 				if (rets[j] || outs[j].module != expect[rq[i + j].module])

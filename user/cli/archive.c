@@ -146,7 +146,7 @@ static void sort_wanted(struct archive_job *job)
 static int read_recording(const char *path, struct archive_job *job)
 {
 	struct secmap_reader *r;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_record, rec);
 	char *p;
 	int ret;
 
@@ -282,7 +282,7 @@ struct archive_result {
 static int put_object(struct archive *a, const struct secmap_perf_maps *maps, size_t idx)
 {
 	char sid[SECMAP_BUILD_ID_STR_SIZE], link[32 + SECMAP_BUILD_ID_STR_SIZE], *target = NULL;
-	struct secmap_perf_maps_object obj;
+	SECMAP_OPTS(secmap_perf_maps_object, obj);
 	void *image = NULL;
 	size_t len;
 	int err;
@@ -316,7 +316,7 @@ static int pack_perf_objects(struct archive *a, const char *path,
 			     struct secmap_ko_search *search, struct archive_result *res)
 {
 	/* Never from a .ko of another build-id: inject would not have used it. */
-	struct secmap_resolver_opts opts = { .search = search };
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = search);
 	struct secmap_perf_maps_opts mopts = { .sz = sizeof(mopts), .buildid_dir = "/" };
 	struct secmap_perf_maps *maps = NULL;
 	struct secmap_resolver *r = NULL;
@@ -534,7 +534,7 @@ int do_archive(int argc, char **argv)
 {
 	struct archive_opts o = { .input = "perf.data" };
 	struct archive_result res = { .exit = SECMAP_EXIT_OK };
-	struct secmap_ko_search search = { 0 };
+	SECMAP_OPTS(secmap_ko_search, search);
 	struct archive_job job = { 0 };
 	struct secmap_output *out_file = NULL;
 	struct archive *a = NULL;

@@ -375,7 +375,7 @@ int do_dump(int argc, char **argv)
 		{ "no-cache",	   no_argument,	      NULL, OPT_NO_CACHE },
 		{ 0 }
 	};
-	struct dump_ko_opts ko_opts = { 0 };
+	struct dump_ko_opts ko_opts = { .search.sz = sizeof(struct secmap_ko_search) };
 	struct dump_ko *kos = NULL;
 	const struct secmap_module **mods = NULL;
 	struct secmap_snapshot *snap = NULL;

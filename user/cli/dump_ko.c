@@ -86,10 +86,12 @@ int dump_ko_fill(const struct secmap_module *mod, const struct secmap_ko *ko, st
 	if (!out->secs)
 		return -ENOMEM;
 	/* By name, .data..percpu included: the file has it, SHF_ALLOC and all. */
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		out->secs[i].s.sz = sizeof(out->secs[i].s);
 		out->secs[i].found = !secmap_ko_section(ko, secmap_section_name(
 							secmap_module_section(mod, i)),
 							&out->secs[i].s);
+	}
 	return 0;
 }
 

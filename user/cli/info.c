@@ -79,7 +79,7 @@ int do_info(int argc, char **argv)
 		{ 0 }
 	};
 	struct secmap_client *client = NULL;
-	struct secmap_info info;
+	SECMAP_OPTS(secmap_info, info);
 	int opt, err, ret;
 
 	optind = 0;

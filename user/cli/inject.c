@@ -86,7 +86,7 @@ static const char *perf_data_problem(int err)
 static int validate_file(const char *path)
 {
 	struct secmap_reader *r;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_record, rec);
 	int err;
 
 	err = secmap_reader_open(path, &r);
@@ -269,7 +269,7 @@ static int print_result(const char *out_path, const struct inject_args *args,
 			const struct secmap_perf_inject_stats *stats)
 {
 	size_t i, nr = maps ? secmap_perf_maps_nr_objects(maps) : 0, loads = 0;
-	struct secmap_perf_maps_object obj;
+	SECMAP_OPTS(secmap_perf_maps_object, obj);
 	struct json_out *o;
 	struct stat st;
 	int err;
@@ -343,11 +343,11 @@ static int probe_input(const struct inject_args *args, const char *out_path)
 static int open_resolver(const struct inject_args *args, const void *buf, size_t len,
 			 struct secmap_resolver **res, bool *mismatch)
 {
-	struct secmap_ko_search search = { .paths = args->paths };
-	struct secmap_resolver_opts opts = { .search = &search, .force = args->force };
+	SECMAP_OPTS(secmap_ko_search, search, .paths = args->paths);
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &search, .force = args->force);
 	struct resolver_args warn = { .paths = args->paths, .quiet = args->quiet };
 	struct secmap_reader *r = NULL;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_record, rec);
 	int err;
 
 	err = secmap_resolver_new(&opts, res);

@@ -262,6 +262,7 @@ static bool parse_entry(const uint8_t *buf, size_t len, const struct secmap_modu
 		sec->found = found;
 		if (!found)
 			continue;
+		sec->s.sz = sizeof(sec->s);
 		sec->s.size = le64toh(rows[i].size);
 		sec->s.offset = le64toh(rows[i].offset);
 		sec->s.flags = le64toh(rows[i].flags);

@@ -40,6 +40,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"\n"
 		"Options:\n"
+		"  -d, --debug    print libsecmap's messages on standard error\n"
 		"  -j, --json     JSON output\n"
 		"  -p, --pretty   pretty-printed JSON output (implies --json)\n"
 		"  -h, --help     show this help\n"
@@ -130,9 +131,21 @@ static void remove_temporaries_on_signals(void)
 			sigaction(sigs[i], &sa, NULL);
 }
 
+/* -d: the library's messages, on standard error (bpftool -d does libbpf's). */
+static int print_libsecmap(enum secmap_print_level level, const char *fmt, va_list args)
+{
+	static const char *const names[] = { "warning", "info", "debug" };
+
+	fprintf(stderr, "libsecmap: %s: ", (unsigned int)level < 3 ? names[level] : "?");
+	vfprintf(stderr, fmt, args);
+	fputc('\n', stderr);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "debug",	no_argument, NULL, 'd' },
 		{ "json",	no_argument, NULL, 'j' },
 		{ "pretty",	no_argument, NULL, 'p' },
 		{ "help",	no_argument, NULL, 'h' },
@@ -146,10 +159,13 @@ int main(int argc, char **argv)
 	remove_temporaries_on_signals();
 	/* '+': options after COMMAND belong to the command. */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+jphV", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+djphV", opts, NULL)) != -1) {
 		if (handle_output_option(opt))
 			continue;
 		switch (opt) {
+		case 'd':
+			secmap_set_print(print_libsecmap);
+			break;
 		case 'h':
 			help = true;
 			break;

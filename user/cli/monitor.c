@@ -257,7 +257,7 @@ static int family_changed(struct monitor *m)
 {
 	struct secmap_snapshot *snap = NULL;
 	struct secmap_client *probe;
-	struct secmap_info info;
+	SECMAP_OPTS(secmap_info, info);
 	int ret, err;
 
 	for (;;) {

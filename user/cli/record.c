@@ -109,7 +109,9 @@ static int ko_section(void *ctx, const struct secmap_module *mod, const char *na
 
 	if (!ks)
 		return -ENOENT;
-	*out = *ks;
+	/* @out is the library's struct: its size, not ours. */
+	memcpy((char *)out + sizeof(out->sz), (const char *)ks + sizeof(ks->sz),
+	       (out->sz < sizeof(*ks) ? out->sz : sizeof(*ks)) - sizeof(out->sz));
 	return 0;
 }
 
@@ -131,6 +133,7 @@ static int write_kernel(struct recorder *r, uint64_t local, uint64_t mono)
 {
 	struct secmap_kernel_info *ki = &r->kernel;
 	struct secmap_record rec = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_KERNEL,
 		.pid = SECMAP_PID_HOST_KERNEL,
 		.time_local_ns = local,
@@ -138,6 +141,7 @@ static int write_kernel(struct recorder *r, uint64_t local, uint64_t mono)
 	};
 	int err;
 
+	ki->sz = sizeof(*ki);
 	err = secmap_kernel_info_read(NULL, SECMAP_KERNEL_INFO_NO_SYMBOLS, ki);
 	if (err)
 		return err;
@@ -164,8 +168,9 @@ static int write_kernel(struct recorder *r, uint64_t local, uint64_t mono)
  */
 static int write_kallsyms(struct recorder *r)
 {
-	struct secmap_kernel_info live = { 0 }, *ki = &r->kernel;
+	struct secmap_kernel_info live = { .sz = sizeof(struct secmap_kernel_info) }, *ki = &r->kernel;
 	struct secmap_record rec = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_KALLSYMS,
 		.pid = SECMAP_PID_HOST_KERNEL,
 	};
@@ -306,7 +311,7 @@ static int watch_family(struct recorder *r)
 			return 0;
 		if (ret == -ENOBUFS) {
 			/* Changes were missed: a client that still answers tells. */
-			struct secmap_info info;
+			SECMAP_OPTS(secmap_info, info);
 
 			if (r->client && secmap_client_info(r->client, &info))
 				start_gap(r);
@@ -415,8 +420,8 @@ static int record_loop(struct recorder *r, int sfd, struct record_run *run)
 static int finish(struct recorder *r)
 {
 	struct secmap_recorder_stats stats;
-	struct secmap_record rec = { .type = SECMAP_REC_FINISHED };
-	struct secmap_info info;
+	SECMAP_OPTS(secmap_record, rec, .type = SECMAP_REC_FINISHED);
+	SECMAP_OPTS(secmap_info, info);
 	uint64_t mono;
 	int err;
 
@@ -719,6 +724,7 @@ int do_record(int argc, char **argv)
 	ret = record_options(argc, argv, r);
 	if (ret >= 0)
 		goto out;
+	r->search.sz = sizeof(r->search);
 	r->search.paths = r->paths;
 	if (ko_tables_new(&r->search, &r->kos) || new_recorder(r)) {
 		p_err("out of memory");

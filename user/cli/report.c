@@ -299,7 +299,7 @@ int do_report(int argc, char **argv)
 	if (!ev_samples || !ev_period)
 		goto nomem;
 	while ((err = sample_walk_next(w, &s)) == 1) {
-		const struct secmap_frame *f = &s->frame;
+		const struct secmap_frame *f = s->frame;
 
 		if (s->event >= nr_events)
 			continue;

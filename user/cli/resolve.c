@@ -115,8 +115,8 @@ static const char *recording_path(const struct resolver_args *args)
 static int add_kernel_symbols(struct secmap_resolver *res, const uint8_t *id, size_t id_len,
 			      bool quiet)
 {
-	struct secmap_kernel_info ki = { 0 };
-	struct secmap_record rec = { .type = SECMAP_REC_KALLSYMS, .pid = SECMAP_PID_HOST_KERNEL };
+	SECMAP_OPTS(secmap_kernel_info, ki);
+	SECMAP_OPTS(secmap_record, rec, .type = SECMAP_REC_KALLSYMS, .pid = SECMAP_PID_HOST_KERNEL);
 	size_t cached_len = 0;
 	char *bid = id_len ? build_id_text(id, id_len) : NULL;
 	char *cached = cached_kallsyms_map(id, id_len, &cached_len);
@@ -157,7 +157,7 @@ static int load_recording(struct secmap_resolver *res, const char *path, bool qu
 	uint8_t kernel_id[SECMAP_BUILD_ID_MAX];
 	size_t kernel_id_len = 0;
 	struct secmap_reader *reader;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_record, rec);
 	bool have_kernel = false, have_kallsyms = false;
 	int err;
 
@@ -184,8 +184,9 @@ static int load_recording(struct secmap_resolver *res, const char *path, bool qu
 
 int resolver_open(const struct resolver_args *args, struct secmap_resolver **res)
 {
-	struct secmap_ko_search search = { .paths = args->paths };
+	SECMAP_OPTS(secmap_ko_search, search, .paths = args->paths);
 	struct secmap_resolver_opts opts = {
+		.sz = sizeof(struct secmap_resolver_opts),
 		.search = &search,
 		.clock = args->clock,
 		.force = args->force,
@@ -215,7 +216,7 @@ int resolver_open(const struct resolver_args *args, struct secmap_resolver **res
 int resolver_warn_modules(const struct resolver_args *args, const struct secmap_resolver *res,
 			  const char *consequence)
 {
-	struct secmap_resolver_module mod;
+	SECMAP_OPTS(secmap_resolver_module, mod);
 	int ret = SECMAP_EXIT_OK;
 	size_t i, warned = 0, more = 0;
 
@@ -341,7 +342,7 @@ static int query_of(const char *arg, uint64_t *addr, uint64_t *time)
 static int print_one(const struct secmap_resolver *res, const char *arg)
 {
 	char sym[512];
-	struct secmap_resolution r;
+	SECMAP_OPTS(secmap_resolution, r);
 	uint64_t addr, time;
 	bool found;
 

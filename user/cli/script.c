@@ -70,16 +70,16 @@ static void print_sample(FILE *out, const struct secmap_sample *s, const char *e
 	fprintf(out, " %10" PRIu64 " %s: ", s->period, text_safe(event));
 	/* A chain perf found corrupt, or empty, is still a chain: no frame. */
 	if (!s->event_callchain) {
-		fprintf(out, " %16" PRIx64 " ", s->frame.ip);
-		print_sym(out, &s->frame);
-		fprintf(out, " (%s)\n", text_safe(s->frame.dso));
+		fprintf(out, " %16" PRIx64 " ", s->frame->ip);
+		print_sym(out, s->frame);
+		fprintf(out, " (%s)\n", text_safe(s->frame->dso));
 		return;
 	}
 	fputc('\n', out);
 	for (i = 0; i < s->nr_chain; i++) {
-		fprintf(out, "\t%16" PRIx64 " ", s->chain[i].ip);
-		print_sym(out, &s->chain[i]);
-		fprintf(out, " (%s)\n", text_safe(s->chain[i].dso));
+		fprintf(out, "\t%16" PRIx64 " ", secmap_frame_at(s->chain, i)->ip);
+		print_sym(out, secmap_frame_at(s->chain, i));
+		fprintf(out, " (%s)\n", text_safe(secmap_frame_at(s->chain, i)->dso));
 	}
 	fputc('\n', out);
 }
@@ -234,11 +234,11 @@ int do_script(int argc, char **argv)
 		if (s->nr_chain) {
 			for (i = s->nr_chain; i-- > 0;) {
 				fputc(';', m);
-				fold_frame(m, &s->chain[i]);
+				fold_frame(m, secmap_frame_at(s->chain, i));
 			}
 		} else {
 			fputc(';', m);
-			fold_frame(m, &s->frame);
+			fold_frame(m, s->frame);
 		}
 		if (fclose(m) || folded_add(&fold, line, line_len))
 			goto nomem;

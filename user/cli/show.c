@@ -253,7 +253,7 @@ int do_show(int argc, char **argv)
 	};
 	const char *path = "secmap.data";
 	struct secmap_reader *r;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_record, rec);
 	struct json_out *o;
 	char *bid;
 	int opt, ret, werr = 0;

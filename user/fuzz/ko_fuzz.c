@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n)
 		sum += p[0] + p[n - 1];
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		struct secmap_ko_section sec;
+		SECMAP_OPTS(secmap_ko_section, sec);
 		struct secmap_ko_symbol *syms = NULL;
 		size_t nr = 0;
 

@@ -60,8 +60,8 @@ static void check(const char *path)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct secmap_ko_search s = { .release = "r", .modules_root = root, .debug_root = "",
-				      .buildid_cache = "" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .modules_root = root, .debug_root = "",
+				      .buildid_cache = "");
 	const char *names[] = { "a", "b_c", "b-c", "outside", NULL, NULL };
 	struct secmap_ko_index *index = NULL;
 	char dep[256], first[64];

@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* As the library walks a datagram (libsecmap_nlmsg_ok, not mnl_nlmsg_ok). */
 	for (; libsecmap_nlmsg_ok(nlh, left);
 	     left -= step, nlh = (const struct nlmsghdr *)((const char *)nlh + step)) {
-		struct secmap_info info;
+		SECMAP_OPTS(secmap_info, info);
 		struct secmap_event *ev = NULL;
 
 		/* The last message need not be padded to 4 bytes. */

@@ -21,7 +21,7 @@ static volatile size_t sink;
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct secmap_perf_event *ev;
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	struct secmap_perf_data *pd;
 	char path[64];
 	size_t sum = 0, i;

@@ -33,8 +33,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static char kos[300], rec_path[300], cache[300];
 	static const char *paths[2];
-	struct secmap_ko_search search = { .paths = paths };
-	struct secmap_resolver_opts ropts = { .search = &search };
+	SECMAP_OPTS(secmap_ko_search, search, .paths = paths);
+	SECMAP_OPTS(secmap_resolver_opts, ropts, .search = &search);
 	struct secmap_perf_maps_opts mopts = { .sz = sizeof(mopts), .buildid_dir = cache };
 	const char *dir;
 

@@ -22,7 +22,7 @@ static volatile size_t sink;
 
 static void drain(struct secmap_reader *r)
 {
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_record, rec);
 	size_t sum = 0;
 
 	while (secmap_reader_next(r, &rec) == 1) {
@@ -48,11 +48,11 @@ static void drain(struct secmap_reader *r)
 /* The resolver over whatever records the reader hands out, then lookups. */
 static void resolve_all(const uint8_t *data, size_t size)
 {
-	struct secmap_resolver_opts opts = { .no_ko = true };
-	struct secmap_resolution out;
+	SECMAP_OPTS(secmap_resolver_opts, opts, .no_ko = true);
+	SECMAP_OPTS(secmap_resolution, out);
 	struct secmap_resolver *res;
 	struct secmap_reader *r;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_record, rec);
 	uint64_t addr = 0xffffffffc0000000ull, kaddr = 0xffffffff81000000ull;
 	uint64_t addrs[20], times[20];
 	struct secmap_resolution many[20];
@@ -96,6 +96,7 @@ static void resolve_all(const uint8_t *data, size_t size)
 			addrs[n] = kaddr - i * 65536;
 			times[n++] = SECMAP_TIME_ANY;
 		}
+		many[0].sz = sizeof(many[0]);
 		secmap_resolve_many(res, addrs, times, (size_t)n, many, ret);
 		for (i = 0; i < n; i++)
 			if (!ret[i] && many[i].symbol)

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 	}
 	err = secmap_writer_new(fd, 0, &w);
 	for (i = 0; !err && i < sizeof(recs) / sizeof(recs[0]); i++)
-		err = secmap_writer_add(w, &recs[i]);
+		err = (recs[i].sz = sizeof(recs[i]), secmap_writer_add(w, &recs[i]));
 	if (!err)
 		err = secmap_writer_free(w);
 	if (close(fd) < 0 && !err)

@@ -109,15 +109,15 @@ static bool walk(const char *path, const char *map, bool no_ko, unsigned int fla
 		if (!s->comm || (s->nr_chain && !s->chain) ||
 		    (s->nr_chain && !(flags & SAMPLE_WALK_CHAIN)))
 			abort();
-		sum += strlen(s->comm) + touch_frame(&s->frame);
-		h = mix(mix(mix(mix(0, s->frame.ip), s->time), s->has_time | s->has_cpu << 1 |
+		sum += strlen(s->comm) + touch_frame(s->frame);
+		h = mix(mix(mix(mix(0, s->frame->ip), s->time), s->has_time | s->has_cpu << 1 |
 			    (uint64_t)s->event_callchain << 2), s->event);
 		h = mix(mix(mix(h, (uint32_t)s->pid | (uint64_t)(uint32_t)s->tid << 32), s->cpu),
 			s->period);
 		h = mix(h, s->nr_chain);
 		for (i = 0; i < s->nr_chain; i++) {
-			sum += touch_frame(&s->chain[i]);
-			h = mix(h, s->chain[i].ip);
+			sum += touch_frame(secmap_frame_at(s->chain, i));
+			h = mix(h, secmap_frame_at(s->chain, i)->ip);
 		}
 		t->sum += h;
 		t->nr++;

@@ -26,11 +26,13 @@
  *   places lazily), secmap_ko (libelf loads tables on first use), and the
  *   moving calls of the readers (secmap_reader_next(),
  *   secmap_perf_data_next()): one thread at a time, or the caller's lock.
- * - secmap_error_reason() is per thread.
+ * - secmap_error_reason() is per thread; secmap_set_print() is global
+ *   (atomic), and the printer may be called from any thread.
  */
 #ifndef SECMAP_H
 #define SECMAP_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +50,25 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * Sizes. Every struct passed between the library and its caller starts
+ * with size_t @sz, so that either side may be built against a newer
+ * header than the other; new fields only ever go at the end.
+ * - The caller's structs, read or filled by the library: @sz is the
+ *   caller's sizeof, set by SECMAP_OPTS() (or by hand). A library older
+ *   than the caller's header accepts a longer input struct if the fields
+ *   it does not know are zero, and refuses it with -E2BIG otherwise; it
+ *   fills an output struct up to the shorter of the two sizes and zeroes
+ *   the caller's fields it does not know. -EINVAL below the LIBSECMAP_1.0
+ *   size.
+ * - The library's structs (pointers it returns, arrays it allocates): @sz
+ *   is the library's sizeof. A field at or past @sz is absent, and array
+ *   elements are @sz apart: step with secmap_frame_at() or
+ *   secmap_ko_symbol_at().
+ */
+#define SECMAP_OPTS(type, name, ...) \
+	struct type name = { .sz = sizeof(struct type), __VA_ARGS__ }
 
 struct secmap_client;	/* a netlink socket bound to the secmap family */
 struct secmap_snapshot;	/* every loaded module with its sections, at one time */
@@ -69,6 +90,7 @@ int secmap_build_id_str(const uint8_t *id, size_t len, char *buf, size_t size);
 
 /* SECMAP_CMD_INFO_GET reply. */
 struct secmap_info {
+	size_t sz;		/* the caller's sizeof; filled up to it */
 	uint32_t version;	/* SECMAP_GENL_VERSION of the kernel module */
 	uint32_t hook;		/* enum secmap_hook */
 	uint64_t generation;	/* bumped on every load, init completion, unload */
@@ -249,6 +271,7 @@ int secmap_snapshot_from_sysfs(const char *root, struct secmap_snapshot **snapsh
  * MODULES_ROOT/RELEASE/modules.dep. -ENOENT if nowhere.
  */
 struct secmap_ko_search {
+	size_t sz;
 	const char *release;		/* NULL: uname -r */
 	const char *const *paths;	/* NULL-terminated, searched first; may be NULL */
 	const char *modules_root;	/* NULL: /lib/modules */
@@ -282,6 +305,7 @@ int secmap_ko_index_places(const struct secmap_ko_index *index, const uint8_t *b
 
 struct secmap_ko;	/* an opened module file: decompressed, parsed with libelf */
 struct secmap_ko_section {
+	size_t sz;		/* the caller's sizeof; filled up to it */
 	uint64_t size;		/* sh_size */
 	uint64_t offset;	/* sh_offset in the decompressed ELF (perf's pgoff) */
 	uint64_t flags;		/* sh_flags: SHF_ALLOC, SHF_WRITE, SHF_EXECINSTR... */
@@ -312,6 +336,7 @@ int secmap_ko_section(const struct secmap_ko *ko, const char *name,
  * names point into @ko. -ENOENT: no such section.
  */
 struct secmap_ko_symbol {
+	size_t sz;		/* this library's sizeof: the array's stride */
 	const char *name;
 	uint64_t value;		/* st_value: offset in the section */
 	uint64_t size;		/* st_size; 0 for some assembly symbols */
@@ -320,6 +345,11 @@ struct secmap_ko_symbol {
 };
 int secmap_ko_section_symbols(const struct secmap_ko *ko, const char *name,
 			      struct secmap_ko_symbol **symbols, size_t *nr);
+/* Symbol @i of such an array, whatever the caller's sizeof: step by the library's @sz. */
+static inline struct secmap_ko_symbol *secmap_ko_symbol_at(struct secmap_ko_symbol *symbols, size_t i)
+{
+	return (struct secmap_ko_symbol *)((char *)symbols + i * symbols->sz);
+}
 
 /*
  * Recordings (uapi/linux/secmap_record.h describes the file format).
@@ -330,6 +360,7 @@ int secmap_ko_section_symbols(const struct secmap_ko *ko, const char *name,
  * strings are NUL-terminated.
  */
 struct secmap_record {
+	size_t sz;			/* SECMAP_RECORD() sets it: see "Sizes" above */
 	uint32_t type;			/* enum secmap_rec_type */
 	int32_t pid;			/* SECMAP_PID_HOST_KERNEL */
 	uint32_t flags;			/* SECMAP_{KERNEL,MAP,UNMAP}_F_* */
@@ -361,6 +392,7 @@ struct secmap_record {
 	/* FINISHED */
 	uint32_t nr_resyncs;
 };
+#define SECMAP_RECORD(name, ...) SECMAP_OPTS(secmap_record, name, __VA_ARGS__)
 
 /*
  * A streaming writer to @fd (not closed by the writer), which it starts
@@ -387,13 +419,7 @@ uint64_t secmap_writer_bytes(const struct secmap_writer *writer);
  * live resolver. It decides each section's SECMAP_MAP_F_* flags and keeps,
  * from one call to the next, the kernel's last time stamps (where a gap
  * begins) and the counts of a FINISHED record.
- *
- * Options structs here and below start with @sz, set by SECMAP_OPTS():
- * a library older than the caller's header accepts a longer struct if the
- * fields it does not know are zero, and refuses it with -E2BIG otherwise.
  */
-#define SECMAP_OPTS(type, name, ...) \
-	struct type name = { .sz = sizeof(struct type), __VA_ARGS__ }
 
 struct secmap_recorder_opts {
 	size_t sz;
@@ -403,6 +429,7 @@ struct secmap_recorder_opts {
 	 * What @module's .ko says of @section: 0 and *@out, or non-zero (not
 	 * known: the record then has no length or file offset, and
 	 * SECMAP_MAP_F_NO_KO; a resolver takes them from the .ko). NULL: none.
+	 * *@out is the library's: fill the fields below its @sz.
 	 */
 	int (*ko_section)(void *ctx, const struct secmap_module *module, const char *section,
 			  struct secmap_ko_section *out);
@@ -497,6 +524,7 @@ enum secmap_clock {
 #define SECMAP_TIME_ANY UINT64_MAX
 
 struct secmap_resolver_opts {
+	size_t sz;
 	const struct secmap_ko_search *search;	/* NULL: the defaults */
 	enum secmap_clock clock;
 	bool force;		/* use a .ko of another build-id */
@@ -516,6 +544,7 @@ enum secmap_resolved_kind {
  * .ko was read; @reason then says why, in a few words.
  */
 struct secmap_resolution {
+	size_t sz;			/* the caller's sizeof; filled up to it */
 	enum secmap_resolved_kind kind;
 	const char *module;		/* "[kernel.kallsyms]" (perf's name) for the core kernel */
 	const uint8_t *build_id;
@@ -527,6 +556,13 @@ struct secmap_resolution {
 	const char *symbol;
 	uint64_t symbol_offset;
 	const char *reason;
+	/*
+	 * Where the address is in the module's ELF file (its section's
+	 * sh_offset plus @section_offset, perf's pgoff-based offset): with
+	 * @build_id, what a symbol server needs. 0 when @section is NULL or
+	 * the section's offset was not recorded nor read from a .ko.
+	 */
+	uint64_t file_offset;
 };
 
 /*
@@ -548,8 +584,10 @@ int secmap_resolve(const struct secmap_resolver *res, uint64_t addr, uint64_t ti
 		   struct secmap_resolution *out);
 /*
  * secmap_resolve() of @n addresses (at @times, or any time if NULL) into
- * @out[i], its return value in @ret[i]: faster than one by one, as the
- * memory of lookups to come is fetched while earlier ones are answered.
+ * the @i-th element of @out, its return value in @ret[i]: faster than one
+ * by one, as the memory of lookups to come is fetched while earlier ones
+ * are answered. @out's elements are @out->sz (the first one's) apart: the
+ * caller's sizeof, set in the first element at least.
  */
 void secmap_resolve_many(const struct secmap_resolver *res, const uint64_t *addrs,
 			 const uint64_t *times, size_t n, struct secmap_resolution *out, int *ret);
@@ -563,6 +601,7 @@ void secmap_resolve_many(const struct secmap_resolver *res, const uint64_t *addr
  * not be read.
  */
 struct secmap_resolver_module {
+	size_t sz;		/* the caller's sizeof; filled up to it */
 	const char *name;
 	const uint8_t *build_id;
 	size_t build_id_len;
@@ -629,6 +668,7 @@ size_t secmap_live_nr_records(const struct secmap_live *live);
  * a missing notes file or kallsyms only leaves those parts out.
  */
 struct secmap_kernel_info {
+	size_t sz;			/* the caller's sizeof; filled up to it */
 	char release[65];
 	uint8_t build_id[64];
 	size_t build_id_len;		/* 0: unknown */
@@ -695,6 +735,7 @@ struct secmap_perf_maps_opts {
 };
 
 struct secmap_perf_maps_object {
+	size_t sz;		/* the caller's sizeof; filled up to it */
 	const char *module;	/* the module's name */
 	const char *dso;	/* perf's name for it: "[mod]", "[mod.init]" */
 	const char *path;	/* the file name the records give: buildid_dir/.secmap/ID/mod.ko */
@@ -824,6 +865,7 @@ struct secmap_perf_data;
 
 /* One event (perf_event_attr), as the file describes it. */
 struct secmap_perf_event {
+	size_t sz;			/* this library's sizeof: fields past it are absent */
 	/* HEADER_EVENT_DESC's name ("cpu-clock"); "event0", "event1"... without it. */
 	const char *name;
 	uint32_t type;			/* PERF_TYPE_* */
@@ -863,6 +905,7 @@ enum secmap_perf_rec_kind {
  * needs its line in reset_record(), perf_data.c).
  */
 struct secmap_perf_record {
+	size_t sz;			/* the caller's sizeof; filled up to it */
 	uint32_t kind;			/* enum secmap_perf_rec_kind */
 	uint32_t type;			/* PERF_RECORD_* as in the file */
 	uint16_t misc;
@@ -941,6 +984,7 @@ uint64_t secmap_perf_data_offset(const struct secmap_perf_data *pd);
  * which record. Work and memory are n log n in the file.
  */
 struct secmap_frame {
+	size_t sz;		/* this library's sizeof: the stride of a chain */
 	uint64_t ip;
 	const char *module;	/* "[kernel.kallsyms]", a module, a user file's path; NULL: unknown */
 	const char *dso;	/* as perf script names it: [kernel.kallsyms], [mod], /path */
@@ -952,6 +996,7 @@ struct secmap_frame {
 };
 
 struct secmap_sample {
+	size_t sz;			/* this library's sizeof: fields past it are absent */
 	size_t event;			/* index, as secmap_session_event_name() takes */
 	const char *comm;
 	int32_t pid, tid;
@@ -960,10 +1005,20 @@ struct secmap_sample {
 	bool has_time, has_cpu;
 	uint64_t period;
 	bool event_callchain;		/* its event records callchains (perf record -g) */
-	struct secmap_frame frame;	/* the sample's own ip */
-	const struct secmap_frame *chain;	/* innermost first, markers left out; none if corrupt */
+	const struct secmap_frame *frame;	/* the sample's own ip */
+	/*
+	 * Innermost first, markers left out; none if corrupt. Step with
+	 * secmap_frame_at(): the library's frames may be longer than the
+	 * caller's header says.
+	 */
+	const struct secmap_frame *chain;
 	size_t nr_chain;
 };
+
+static inline const struct secmap_frame *secmap_frame_at(const struct secmap_frame *chain, size_t i)
+{
+	return (const struct secmap_frame *)((const char *)chain + i * chain->sz);
+}
 
 #define SECMAP_SESSION_CHAIN	1u	/* resolve callchains too */
 #define SECMAP_SESSION_ORDERED	2u	/* in time order, as perf script gives them */
@@ -1035,6 +1090,22 @@ int secmap_output_close(struct secmap_output *out);
  * which then re-raises its signal.
  */
 void secmap_output_remove_temporaries(void);
+
+/*
+ * The library's messages: why an input was refused (as
+ * secmap_error_reason() says it), module files not found or not matching,
+ * limits reached. Nothing is printed unless a printer is set: @fn gets
+ * each message as vprintf() would take it, with no trailing newline, from
+ * whichever thread the message comes from. NULL: silence again. Returns
+ * the printer set before.
+ */
+enum secmap_print_level {
+	SECMAP_PRINT_WARN,	/* something is lost or limited: the answer may be poorer */
+	SECMAP_PRINT_INFO,	/* what the library found or chose */
+	SECMAP_PRINT_DEBUG,	/* every refused input, in detail */
+};
+typedef int (*secmap_print_fn_t)(enum secmap_print_level level, const char *fmt, va_list args);
+secmap_print_fn_t secmap_set_print(secmap_print_fn_t fn);
 
 /* A static string describing a negative return value of this library. */
 const char *secmap_strerror(int err);

@@ -182,6 +182,9 @@ static inline unsigned int libsecmap_trailer_words(uint64_t sample_type)
  * where they start, so that a reason never outlives its call.
  */
 int libsecmap_reason(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A message to the caller's printer (secmap_set_print()), if any. */
+void libsecmap_pr(enum secmap_print_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void libsecmap_reason_clear(void);
 
 #ifndef offsetofend
@@ -204,6 +207,51 @@ static inline bool libsecmap_opts_tail_zero(const void *opts, size_t sz, size_t 
 			return false;
 	return true;
 }
+
+/*
+ * A caller's input struct @user, which starts with its size_t sz, into
+ * this library's @local (@size bytes): shorter than @min (the fields of
+ * LIBSECMAP_1.0) -EINVAL; longer than @size with non-zero bytes past it
+ * -E2BIG; else the fields it has, the rest zero, and @local's sz @size.
+ */
+static inline int libsecmap_struct_in(const void *user, size_t min, void *local, size_t size)
+{
+	size_t sz = *(const size_t *)user;
+
+	if (sz < min || sz < sizeof(size_t))
+		return -EINVAL;
+	if (!libsecmap_opts_tail_zero(user, sz, size))
+		return -E2BIG;
+	memset(local, 0, size);
+	memcpy(local, user, sz < size ? sz : size);
+	*(size_t *)local = size;
+	return 0;
+}
+
+/*
+ * @local (@size bytes, starting with its sz) out to the caller's @user,
+ * which says it holds user->sz bytes: filled up to the shorter of the two,
+ * bytes past @size zeroed (fields of a newer header: absent), and
+ * user->sz kept. -EINVAL when shorter than @min.
+ */
+static inline int libsecmap_struct_out(void *user, size_t min, const void *local, size_t size)
+{
+	size_t sz = *(const size_t *)user;
+
+	if (sz < min || sz < sizeof(size_t))
+		return -EINVAL;
+	memcpy((char *)user + sizeof(size_t), (const char *)local + sizeof(size_t),
+	       (sz < size ? sz : size) - sizeof(size_t));
+	if (sz > size)
+		memset((char *)user + size, 0, sz - size);
+	return 0;
+}
+
+/* The LIBSECMAP_1.0 sizes: a caller's struct shorter than that is refused. */
+#define SECMAP_RECORD_SZ_1_0		offsetofend(struct secmap_record, nr_resyncs)
+#define SECMAP_RESOLUTION_SZ_1_0	offsetofend(struct secmap_resolution, reason)
+#define SECMAP_KO_SEARCH_SZ_1_0		offsetofend(struct secmap_ko_search, buildid_cache)
+#define SECMAP_RESOLVER_OPTS_SZ_1_0	offsetofend(struct secmap_resolver_opts, no_ko)
 
 /* Every failure path returns -err and leaves err in errno, as the API promises. */
 static inline int libsecmap_err(int err)

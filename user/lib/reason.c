@@ -21,6 +21,7 @@ int libsecmap_reason(int err, const char *fmt, ...)
 	vsnprintf(reason_text, sizeof(reason_text), fmt, ap);
 	va_end(ap);
 	reason_err = err;
+	libsecmap_pr(SECMAP_PRINT_DEBUG, "refused (%s): %s", secmap_strerror(err), reason_text);
 	return err;
 }
 

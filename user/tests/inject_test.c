@@ -1059,7 +1059,7 @@ TEST_F(inject, perf_data_over_recording_max)
 {
 	struct bytes in = make_perf(std_feats, NR_STD_FEATS, false);
 	struct secmap_reader *r = NULL;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_record, rec);
 	void *data = NULL;
 	size_t len = 0;
 	long rss;

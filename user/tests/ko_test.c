@@ -243,7 +243,8 @@ static int ref_sections(const char *path, struct ref_sec **out, size_t *nr)
 static int ko_same(struct __test_metadata *_metadata, const struct secmap_ko *a,
 		   const struct secmap_ko *b)
 {
-	struct secmap_ko_section sa, sb;
+	SECMAP_OPTS(secmap_ko_section, sa);
+	SECMAP_OPTS(secmap_ko_section, sb);
 	const uint8_t *ida, *idb;
 	size_t i, la = secmap_ko_build_id(a, &ida), lb = secmap_ko_build_id(b, &idb);
 
@@ -342,7 +343,7 @@ TEST_F(ko, sections_match_libelf)
 	ASSERT_EQ(0, ref_sections(self->ko, &ref, &nr));
 	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
 	for (i = 1; i < nr; i++) {
-		struct secmap_ko_section s;
+		SECMAP_OPTS(secmap_ko_section, s);
 
 		if (ref[i].dup || !ref[i].name[0])
 			continue;
@@ -364,7 +365,7 @@ TEST_F(ko, sections_match_libelf)
 
 TEST_F(ko, fixture_sections)
 {
-	struct secmap_ko_section s;
+	SECMAP_OPTS(secmap_ko_section, s);
 	struct secmap_ko *ko;
 
 	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
@@ -636,7 +637,7 @@ TEST_F(ko, byte_flips_never_crash)
 	ASSERT_NE(NULL, p);
 	for (i = 0; i < 400; i++) {
 		struct secmap_ko *ko;
-		struct secmap_ko_section s;
+		SECMAP_OPTS(secmap_ko_section, s);
 		const uint8_t *id;
 		int err;
 
@@ -877,9 +878,9 @@ TEST_F(ko, resolver_decompression_budget)
 {
 	char name[16], path[PATH_MAX], *dir;
 	const char *paths[] = { NULL, NULL };
-	struct secmap_ko_search search = { .paths = paths, .release = "test", .modules_root = "",
-					   .debug_root = "", .buildid_cache = "" };
-	struct secmap_resolver_opts opts = { .search = &search };
+	SECMAP_OPTS(secmap_ko_search, search, .paths = paths, .release = "test", .modules_root = "",
+					   .debug_root = "", .buildid_cache = "");
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &search);
 	struct rusage ru;
 	int status, i;
 	pid_t pid;
@@ -896,10 +897,10 @@ TEST_F(ko, resolver_decompression_budget)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		struct secmap_resolver_module mod;
-		struct secmap_resolution r;
+		SECMAP_OPTS(secmap_resolver_module, mod);
+		SECMAP_OPTS(secmap_resolution, r);
 		struct secmap_resolver *res;
-		struct secmap_ko_section text;
+		SECMAP_OPTS(secmap_ko_section, text);
 		struct secmap_ko *ko;
 
 		if (secmap_ko_open(self->ko, &ko) || secmap_ko_section(ko, ".text", &text))
@@ -909,6 +910,7 @@ TEST_F(ko, resolver_decompression_budget)
 			_exit(11);
 		for (i = 0; i < NR_KO_BOMBS; i++) {
 			struct secmap_record rec = {
+				.sz = sizeof(struct secmap_record),
 				.type = SECMAP_REC_SEC_MAP, .pid = SECMAP_PID_HOST_KERNEL,
 				.module = name, .section = ".text",
 				.start = KO_BOMB_BASE + ((uint64_t)i << 20), .len = text.size,
@@ -992,7 +994,7 @@ TEST_F(ko, find_order)
 	const char *d = self->dir;
 	char rel[PATH_MAX], *p[4], *cache, *debug, *mods, *hex = self->id_hex;
 	const char *paths[3];
-	struct secmap_ko_search s = { .release = "6.1.0-test" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "6.1.0-test");
 
 	p[0] = path_in(d, "paths/nomatch.ko");
 	p[1] = path_in(d, "paths/dir");
@@ -1074,8 +1076,8 @@ TEST_F(ko, find_dash_underscore)
 {
 	const char *d = self->dir;
 	const char *paths[2] = { NULL, NULL };
-	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
-				      .buildid_cache = "" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .modules_root = "", .debug_root = "",
+				      .buildid_cache = "");
 	char rel[PATH_MAX];
 
 	paths[0] = d;
@@ -1113,7 +1115,7 @@ TEST_F(ko, find_dash_underscore)
 TEST_F(ko, modules_dep_stays_in_its_tree)
 {
 	const char *d = self->dir;
-	struct secmap_ko_search s = { .release = "r", .debug_root = "", .buildid_cache = "" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .debug_root = "", .buildid_cache = "");
 	char rel[PATH_MAX], dep[PATH_MAX];
 
 	s.modules_root = d;
@@ -1141,7 +1143,7 @@ TEST_F(ko, modules_dep_stays_in_its_tree)
 TEST_F(ko, find_buildid_cache_layouts)
 {
 	const char *d = self->dir, *hex = self->id_hex;
-	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .modules_root = "", .debug_root = "");
 	char rel[PATH_MAX], want[300];
 
 	s.buildid_cache = d;
@@ -1177,8 +1179,8 @@ TEST_F(ko, find_prefers_build_id_match)
 {
 	const char *d = self->dir;
 	const char *paths[2] = { NULL, NULL };
-	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
-				      .buildid_cache = "" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .modules_root = "", .debug_root = "",
+				      .buildid_cache = "");
 	char rel[PATH_MAX];
 
 	ASSERT_EQ(0, build_fixture(d, "other", 1));
@@ -1218,7 +1220,7 @@ TEST_F(ko, index_same_as_find)
 	const char *d = self->dir;
 	char rel[PATH_MAX], want[PATH_MAX], *tree = path_in(d, "tree");
 	const char *paths[3] = { tree, self->gz, NULL };
-	struct secmap_ko_search s = { .release = "r1", .buildid_cache = "", .paths = paths };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r1", .buildid_cache = "", .paths = paths);
 	struct secmap_ko_index *idx;
 	char *mods = path_in(d, "mods"), *debug = path_in(d, "debug");
 	size_t i, k;
@@ -1269,8 +1271,8 @@ TEST_F(ko, index_same_as_find)
 TEST_F(ko, index_missing_places)
 {
 	const char *d = self->dir;
-	struct secmap_ko_search s = { .release = "r", .modules_root = d, .debug_root = "",
-				      .buildid_cache = "" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .modules_root = d, .debug_root = "",
+				      .buildid_cache = "");
 	struct secmap_ko_index *idx;
 	char rel[PATH_MAX];
 
@@ -1297,8 +1299,8 @@ TEST_F(ko, index_missing_places)
 TEST_F(ko, index_modules_dep_order)
 {
 	const char *d = self->dir;
-	struct secmap_ko_search s = { .release = "r", .modules_root = d, .debug_root = "",
-				      .buildid_cache = "" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .modules_root = d, .debug_root = "",
+				      .buildid_cache = "");
 	struct secmap_ko_index *idx;
 	char rel[PATH_MAX];
 
@@ -1331,8 +1333,8 @@ TEST_F(ko, index_reads_listings_once)
 	const char *d = self->dir, *hex = self->id_hex;
 	char rel[PATH_MAX], want[300], *tree = path_in(d, "tree");
 	const char *paths[2] = { tree, NULL };
-	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
-				      .paths = paths };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .modules_root = "", .debug_root = "",
+				      .paths = paths);
 	struct secmap_ko_index *idx;
 
 	s.buildid_cache = d;
@@ -1365,8 +1367,8 @@ TEST_F(ko, index_reads_listings_once)
 
 TEST_F(ko, index_bad_arguments)
 {
-	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
-				      .buildid_cache = "" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .modules_root = "", .debug_root = "",
+				      .buildid_cache = "");
 	struct secmap_ko_index *idx = (struct secmap_ko_index *)1;
 	char rel[PATH_MAX];
 
@@ -1512,11 +1514,11 @@ TEST_F(ko, cli_resolve)
 {
 	const char *d = self->dir;
 	const char *paths[2] = { NULL, NULL };
-	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
-				      .buildid_cache = "" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .modules_root = "", .debug_root = "",
+				      .buildid_cache = "");
 	struct secmap_snapshot *snap;
 	struct resolve_out out = { 0 };
-	struct secmap_ko_section ref;
+	SECMAP_OPTS(secmap_ko_section, ref);
 	struct secmap_ko *ko;
 	uint8_t other[20];
 	char *p;
@@ -1609,7 +1611,7 @@ static bool same_as_ko(const struct dump_ko *got, const char *ko_path, const cha
 		return false;
 	same = got->path && !strcmp(got->path, want_path);
 	for (i = 0; same && i < secmap_module_section_count(mod); i++) {
-		struct secmap_ko_section ref;
+		SECMAP_OPTS(secmap_ko_section, ref);
 		bool found = !secmap_ko_section(ko, secmap_section_name(
 						secmap_module_section(mod, i)), &ref);
 
@@ -1643,8 +1645,8 @@ static const char *const cache_spoilers[] = {
 
 TEST_F(ko, cache_filled_then_used_without_the_file)
 {
-	struct secmap_ko_search s = { .release = "r", .modules_root = self->dir,
-				      .debug_root = "", .buildid_cache = "" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .modules_root = self->dir,
+				      .debug_root = "", .buildid_cache = "");
 	struct resolve_out out = { 0 };
 	struct secmap_snapshot *snap;
 	char *cache = path_in(self->dir, "cache/secmap/ko"), *entry, *ko_path;
@@ -1701,8 +1703,8 @@ TEST_F(ko, cache_filled_then_used_without_the_file)
 TEST_F(ko, cache_bad_entries_ignored_and_rebuilt)
 {
 	const char *paths[2] = { NULL, NULL };
-	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
-				      .buildid_cache = "" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .modules_root = "", .debug_root = "",
+				      .buildid_cache = "");
 	struct resolve_out out = { 0 };
 	struct secmap_snapshot *snap;
 	char *cache = path_in(self->dir, "cache"), *entry, *good, *now, *kos;
@@ -1780,8 +1782,8 @@ TEST_F(ko, cache_bad_entries_ignored_and_rebuilt)
 TEST_F(ko, cache_concurrent_writers)
 {
 	const char *paths[2] = { NULL, NULL };
-	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
-				      .buildid_cache = "" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .modules_root = "", .debug_root = "",
+				      .buildid_cache = "");
 	struct resolve_out out = { 0 };
 	struct secmap_snapshot *snap;
 	char *cache = path_in(self->dir, "cache"), *kos = path_in(self->dir, "kos");
@@ -1865,7 +1867,7 @@ static bool record_same_as_ko(const struct secmap_module *mod, const struct secm
 	for (i = 0; same && i < secmap_module_section_count(mod); i++) {
 		const char *name = secmap_section_name(secmap_module_section(mod, i));
 		const struct secmap_ko_section *got = ko_table_section(t, name);
-		struct secmap_ko_section ref;
+		SECMAP_OPTS(secmap_ko_section, ref);
 
 		if (secmap_ko_section(ko, name, &ref))
 			same = !got;
@@ -1901,8 +1903,8 @@ static bool file_is(const char *path, const char *want, size_t want_len)
  */
 TEST_F(ko, record_shares_the_cache)
 {
-	struct secmap_ko_search s = { .release = "r", .modules_root = self->dir,
-				      .debug_root = "", .buildid_cache = "" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .modules_root = self->dir,
+				      .debug_root = "", .buildid_cache = "");
 	char *xdg = path_in(self->dir, "xdg"), *cache = path_in(self->dir, "xdg/secmap/ko");
 	char *dump_cache = path_in(self->dir, "dump-cache"), *entry, *dump_entry, *ko_path;
 	const char *paths[2] = { path_in(self->dir, "named"), NULL };
@@ -2035,9 +2037,9 @@ TEST_F(ko, record_shares_the_cache)
 TEST_F(ko, cli_searched_list)
 {
 	const char *paths[3] = { "/a", "/b/c", NULL };
-	struct secmap_ko_search s = { .release = "6.1.0-9", .paths = paths,
+	SECMAP_OPTS(secmap_ko_search, s, .release = "6.1.0-9", .paths = paths,
 				      .modules_root = "/lib/modules", .debug_root = "/usr/lib/debug",
-				      .buildid_cache = "/root/.debug" };
+				      .buildid_cache = "/root/.debug");
 	uint8_t id[4] = { 0x3f, 0x2a, 0x00, 0xff };
 	struct secmap_snapshot *snap = fake_snapshot("x", id, sizeof(id), 0);
 	char *text;
@@ -2061,15 +2063,15 @@ TEST_F(ko, cli_searched_list)
 TEST_F(ko, cli_json_and_table)
 {
 	const char *paths[2] = { NULL, NULL };
-	struct secmap_ko_search s = { .release = "r", .modules_root = "", .debug_root = "",
-				      .buildid_cache = "" };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .modules_root = "", .debug_root = "",
+				      .buildid_cache = "");
 	const struct secmap_module **mods = NULL;
 	struct json_object *root, *mod, *secs, *sec, *v;
 	struct secmap_snapshot *snap;
 	struct json_doc d;
 	struct json_out *o;
 	struct resolve_out out = { 0 };
-	struct secmap_ko_section ref;
+	SECMAP_OPTS(secmap_ko_section, ref);
 	struct secmap_ko *ko;
 	const char *missing;
 	char *text = NULL, want[256], num[24];

@@ -953,10 +953,11 @@ static int parse_info_exact(const struct nlmsghdr *nlh, struct secmap_info *info
 
 TEST_F(parse, info_good)
 {
-	struct secmap_info info;
+	SECMAP_OPTS(secmap_info, info);
 	struct nlmsghdr *nlh;
 
 	memset(&info, 0x55, sizeof(info));
+	info.sz = sizeof(info);
 	nlh = msg_info(self->buf, 1, 0x100000002ULL, "6.1.0-18-amd64", SECMAP_HOOK_TRACEPOINT,
 		       0x300000004ULL);
 	mnl_attr_put_u32(nlh, SECMAP_A_INFO_MAX + 1, 5);
@@ -971,7 +972,7 @@ TEST_F(parse, info_good)
 TEST_F(parse, info_release_lengths)
 {
 	char rel[66];
-	struct secmap_info info;
+	SECMAP_OPTS(secmap_info, info);
 
 	memset(rel, 'r', 64);
 	rel[64] = '\0';
@@ -984,11 +985,13 @@ TEST_F(parse, info_release_lengths)
 
 TEST_F(parse, info_malformed)
 {
-	struct secmap_info info, before;
+	SECMAP_OPTS(secmap_info, info);
+	SECMAP_OPTS(secmap_info, before);
 	struct nlmsghdr *nlh;
 	int skip;
 
 	memset(&info, 0x55, sizeof(info));
+	info.sz = sizeof(info);
 	before = info;
 
 	/* Each attribute missing in turn. */
@@ -1569,7 +1572,7 @@ TEST(null_handles_new_api)
 	const uint8_t *id = (const uint8_t *)"x";
 	struct secmap_snapshot *snap = (struct secmap_snapshot *)1;
 	struct secmap_event *ev = (struct secmap_event *)1;
-	struct secmap_info info;
+	SECMAP_OPTS(secmap_info, info);
 
 	EXPECT_EQ(0UL, secmap_client_dump_retries(NULL));
 	EXPECT_EQ(-EINVAL, secmap_client_get(NULL, "dummy", &snap));
@@ -1733,7 +1736,7 @@ static char *kallsyms_text(unsigned int n, uint64_t base, const char **core_end)
 TEST_F(kallsyms, core_lines_only)
 {
 	unsigned int sizes[] = { 0, 1, 2000, 20000 };
-	struct secmap_kernel_info ki;
+	SECMAP_OPTS(secmap_kernel_info, ki);
 	const char *core_end;
 	size_t i;
 
@@ -1761,7 +1764,7 @@ TEST_F(kallsyms, core_lines_only)
 
 TEST_F(kallsyms, hidden_addresses_stext_and_last_line)
 {
-	struct secmap_kernel_info ki;
+	SECMAP_OPTS(secmap_kernel_info, ki);
 
 	/* kptr_restrict: every address 0, no symbol table at all. */
 	write_text(self->path, "0000000000000000 T _text\n0000000000000000 t f\n"
@@ -1788,7 +1791,8 @@ TEST_F(kallsyms, hidden_addresses_stext_and_last_line)
 /* A copy (perf's build-id cache) is taken only from this boot: same reference address. */
 TEST_F(kallsyms, copy_of_this_boot_only)
 {
-	struct secmap_kernel_info ki, none = { 0 };
+	SECMAP_OPTS(secmap_kernel_info, ki);
+	SECMAP_OPTS(secmap_kernel_info, none);
 	const char *core_end, *hidden = "0000000000000000 T _text\n0000000000000000 t f\n";
 	size_t len = 0;
 	char *t;

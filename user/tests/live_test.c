@@ -52,7 +52,7 @@ static int ko_section(void *ctx, const struct secmap_module *mod, const char *na
 	(void)ctx;
 	if (strcmp(secmap_module_name(mod), "drv"))
 		return -ENOENT;
-	memset(out, 0, sizeof(*out));
+	*out = (struct secmap_ko_section){ .sz = sizeof(*out) };
 	if (!strcmp(name, ".text")) {
 		out->size = 0x80;
 		out->offset = 0x40;
@@ -272,6 +272,7 @@ static size_t model_at(const struct model *m, uint64_t addr, uint64_t t)
 static int add_step(struct secmap_live *live, const struct model *m, size_t k)
 {
 	struct secmap_record rec = {
+		.sz = sizeof(struct secmap_record),
 		.pid = SECMAP_PID_HOST_KERNEL,
 		.time_local_ns = k * STEP_NS,
 		.time_mono_ns = k * STEP_NS,
@@ -298,7 +299,7 @@ static int add_step(struct secmap_live *live, const struct model *m, size_t k)
 
 static int new_live(struct secmap_live **live)
 {
-	static const struct secmap_resolver_opts ropts = { .no_ko = true };
+	static const struct secmap_resolver_opts ropts = { .sz = sizeof(struct secmap_resolver_opts), .no_ko = true };
 	SECMAP_OPTS(secmap_live_opts, opts, .resolver = &ropts);
 
 	return secmap_live_new(&opts, live);
@@ -308,7 +309,7 @@ static int new_live(struct secmap_live **live)
 static int check_one(const struct secmap_resolver *res, const struct model *m, uint64_t addr,
 		     uint64_t t)
 {
-	struct secmap_resolution out;
+	SECMAP_OPTS(secmap_resolution, out);
 	size_t want = model_at(m, addr, t);
 	int ret = secmap_resolve(res, addr, t, &out);
 
@@ -374,8 +375,8 @@ TEST(live_generations)
  */
 TEST(live_refused_record)
 {
-	struct secmap_record bad = { .type = SECMAP_REC_SEC_MAP, .flags = SECMAP_MAP_F_SNAPSHOT,
-				     .module = "x", .section = ".text", .start = 1, .len = 1 };
+	SECMAP_OPTS(secmap_record, bad, .type = SECMAP_REC_SEC_MAP, .flags = SECMAP_MAP_F_SNAPSHOT,
+				     .module = "x", .section = ".text", .start = 1, .len = 1);
 	struct secmap_live *live;
 	const struct secmap_resolver *res;
 	unsigned int token;
@@ -465,7 +466,7 @@ static void *reader_thread(void *arg)
 	struct shared *s = arg;
 	unsigned int seed = (unsigned int)(uintptr_t)&seed, token;
 	uint64_t addrs[8], times[8], upto;
-	struct secmap_resolution out[8];
+	struct secmap_resolution out[8] = { { .sz = sizeof(out[0]) } };
 	int ret[8];
 	size_t i, k;
 

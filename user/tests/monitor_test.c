@@ -102,9 +102,9 @@ static struct secmap_event *resync_from(struct __test_metadata *_metadata, void 
 
 TEST_F(out, info_text)
 {
-	struct secmap_info info = { .version = 1, .hook = SECMAP_HOOK_TRACEPOINT,
+	SECMAP_OPTS(secmap_info, info, .version = 1, .hook = SECMAP_HOOK_TRACEPOINT,
 				    .generation = 42, .release = "6.1.0-18-amd64",
-				    .event_seq = 40 };
+				    .event_seq = 40);
 
 	ASSERT_EQ(0, info_print(self->f, &info));
 	EXPECT_STREQ("version     1\n"
@@ -116,7 +116,7 @@ TEST_F(out, info_text)
 
 TEST_F(out, info_json)
 {
-	struct secmap_info info;
+	SECMAP_OPTS(secmap_info, info);
 	struct nlmsghdr *nlh;
 
 	nlh = msg_info(self->buf, 1, 18446744073709551615ULL, "6.8.0", SECMAP_HOOK_NOTIFIER, 7);
@@ -129,7 +129,7 @@ TEST_F(out, info_json)
 
 TEST_F(out, info_unknown_hook)
 {
-	struct secmap_info info = { .version = 2, .hook = 9, .generation = 0, .release = "x" };
+	SECMAP_OPTS(secmap_info, info, .version = 2, .hook = 9, .generation = 0, .release = "x");
 
 	ASSERT_EQ(0, info_print(self->f, &info));
 	json_output = true;
@@ -146,9 +146,9 @@ TEST_F(out, info_unknown_hook)
 /* --pretty: the same document, laid out over lines. */
 TEST_F(out, info_json_pretty)
 {
-	struct secmap_info info = { .version = 1, .hook = SECMAP_HOOK_TRACEPOINT,
+	SECMAP_OPTS(secmap_info, info, .version = 1, .hook = SECMAP_HOOK_TRACEPOINT,
 				    .generation = 42, .release = "6.1.0-18-amd64",
-				    .event_seq = 40 };
+				    .event_seq = 40);
 	struct json_object *obj;
 
 	json_output = true;

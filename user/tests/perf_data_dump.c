@@ -25,7 +25,7 @@
 
 int main(int argc, char **argv)
 {
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	struct secmap_perf_data *pd;
 	bool chain = false, all = false;
 	uint64_t nr_samples = 0;

@@ -213,7 +213,7 @@ static int open_bytes(const struct bytes *b, struct secmap_perf_data **pd)
 /* Read every record: 0 at a clean end, else the error; *@n records. */
 static int drain(struct secmap_perf_data *pd, size_t *n)
 {
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	size_t sum = 0;
 	int ret;
 
@@ -333,7 +333,7 @@ TEST(each_kind)
 {
 	struct bytes d = simple_data(), f = make_file(&simple_ev, 1, &d);
 	const struct secmap_perf_event *ev;
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	struct secmap_perf_data *pd;
 
 	ASSERT_EQ(0, open_bytes(&f, &pd));
@@ -425,7 +425,7 @@ TEST(each_kind)
 TEST(stale_build_id_flag)
 {
 	struct bytes d = { 0 }, f;
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	struct secmap_perf_data *pd;
 	size_t r;
 
@@ -469,7 +469,7 @@ TEST(stale_build_id_flag)
 TEST(callchain_off_alignment)
 {
 	struct bytes d = { 0 }, f;
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	struct secmap_perf_data *pd;
 	size_t r;
 
@@ -530,7 +530,7 @@ static void put_kernel_sample(struct bytes *d, uint64_t time)
 TEST(skipping_samples_to_the_end)
 {
 	struct bytes d = { 0 }, f;
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	struct secmap_perf_data *pd;
 
 	put_kernel_sample(&d, 4000);
@@ -574,7 +574,7 @@ TEST(all_sample_fields)
 		.ids = ids, .nr_ids = 1,
 	};
 	struct bytes d = { 0 }, f;
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	struct secmap_perf_data *pd;
 	size_t r = 0, last, k, n;
 
@@ -671,7 +671,7 @@ TEST(two_events)
 		  .ids = b_ids, .nr_ids = 2, .name = "task-clock" },
 	};
 	static const uint64_t seq[] = { 21, 10, 99, 11 };
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	struct secmap_perf_data *pd;
 	struct bytes d = { 0 }, f;
 	size_t r, i;
@@ -768,7 +768,7 @@ TEST(sample_without_tid)
 	struct ev e = { .sample_type = S_IP | S_TIME | S_PERIOD, .name = "cpu-clock" };
 	struct bytes d = { 0 }, f;
 	struct secmap_perf_data *pd;
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	size_t r;
 
 	r = begin_rec(&d, 9, 1);			/* SAMPLE, kernel */
@@ -1034,7 +1034,7 @@ TEST(every_truncation)
 TEST(lost_records)
 {
 	struct bytes d = { 0 }, bad = { 0 }, cut, f;
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	struct secmap_perf_data *pd;
 	size_t r, len, n;
 	int ret;
@@ -1208,7 +1208,7 @@ static void expect_comms(struct __test_metadata *_metadata, const struct bytes *
 	while ((ret = sample_walk_next(w, &smp)) == 1 && n < nr) {
 		EXPECT_STREQ(comms[n], smp->comm) TH_LOG("sample %zu", n);
 		if (dso)
-			EXPECT_STREQ(dso, smp->frame.dso) TH_LOG("sample %zu", n);
+			EXPECT_STREQ(dso, smp->frame->dso) TH_LOG("sample %zu", n);
 		n++;
 	}
 	EXPECT_EQ(0, ret);
@@ -1279,7 +1279,7 @@ TEST(forks_applied_in_time_order)
 	}
 	ASSERT_EQ(0, open_walk(&d, 0, &files, &w));
 	while ((ret = sample_walk_next(w, &smp)) == 1 && n < 2) {
-		dso[n++] = smp->frame.dso;
+		dso[n++] = smp->frame->dso;
 		comm = smp->comm;
 	}
 	EXPECT_EQ(2, n);
@@ -1397,12 +1397,12 @@ TEST(chain_markers_as_perf_reads_them)
 		EXPECT_TRUE(smp->event_callchain);
 		EXPECT_EQ(want[n].frames, smp->nr_chain) TH_LOG("sample %zu", n);
 		if (smp->nr_chain == 2) {
-			EXPECT_EQ(0xffffffff81000010ull, smp->chain[0].ip);
-			EXPECT_EQ(want[n].chain[3], smp->chain[1].ip);
+			EXPECT_EQ(0xffffffff81000010ull, secmap_frame_at(smp->chain, 0)->ip);
+			EXPECT_EQ(want[n].chain[3], secmap_frame_at(smp->chain, 1)->ip);
 		}
 		if (n == 3 && smp->nr_chain == 2) {
-			EXPECT_STREQ("[unknown]", smp->chain[1].dso);
-			EXPECT_EQ(NULL, smp->chain[1].symbol);
+			EXPECT_STREQ("[unknown]", secmap_frame_at(smp->chain, 1)->dso);
+			EXPECT_EQ(NULL, secmap_frame_at(smp->chain, 1)->symbol);
 		}
 		n++;
 	}
@@ -1456,8 +1456,8 @@ TEST(user_map_replaced_later)
 	ASSERT_EQ(0, sample_walk_open(&args, false, &w));
 	while ((ret = sample_walk_next(w, &smp)) == 1) {
 		ASSERT_GT(sizeof(want) / sizeof(want[0]), n);
-		EXPECT_EQ(want[n].ip, smp->frame.ip);
-		EXPECT_STREQ(want[n].dso, smp->frame.dso);
+		EXPECT_EQ(want[n].ip, smp->frame->ip);
+		EXPECT_STREQ(want[n].dso, smp->frame->dso);
 		n++;
 	}
 	EXPECT_EQ(0, ret);
@@ -1480,7 +1480,7 @@ static int count_sample(void *ctx, const struct secmap_sample *s)
 	struct tool_count *c = ctx;
 
 	if (!c->n)
-		c->first_dso = s->frame.dso;
+		c->first_dso = s->frame->dso;
 	if (++c->n == c->stop_at)
 		return 42;
 	return 0;
@@ -1499,7 +1499,7 @@ TEST(session_api)
 	} big = { .opts = { .sz = sizeof(big), .flags = SECMAP_SESSION_ORDERED }, .newer = 1 };
 	SECMAP_OPTS(secmap_session_tool, tool, .sample = count_sample);
 	SECMAP_OPTS(secmap_session_stats, st);
-	struct secmap_resolver_opts ropts = { .no_ko = true };
+	SECMAP_OPTS(secmap_resolver_opts, ropts, .no_ko = true);
 	struct secmap_session *s = NULL;
 	struct secmap_resolver *res = NULL;
 	const struct secmap_sample *smp;

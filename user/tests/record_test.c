@@ -55,21 +55,25 @@ static uint8_t *sample_file(struct __test_metadata *_metadata, size_t *len)
 {
 	struct secmap_writer *w;
 	struct secmap_record kernel = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_KERNEL, .pid = -1, .flags = SECMAP_KERNEL_F_REF_ADDR,
 		.time_local_ns = 100, .time_mono_ns = 200, .release = "6.12.0-test",
 		.ref_name = "_text", .ref_addr = 0xffffffff81000000ULL,
 		.build_id = bid, .build_id_len = sizeof(bid),
 	};
 	struct secmap_record ks = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_KALLSYMS, .pid = -1, .text = kallsyms_text,
 		.text_len = sizeof(kallsyms_text) - 1,
 	};
 	struct secmap_record resync = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_RESYNC, .reason = SECMAP_RESYNC_START,
 		.source = SECMAP_SOURCE_NETLINK, .time_local_ns = 300, .time_mono_ns = 400,
 		.nr_maps = 1, .nr_modules = 1,
 	};
 	struct secmap_record map = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_SEC_MAP, .pid = -1,
 		.flags = SECMAP_MAP_F_EXEC | SECMAP_MAP_F_SNAPSHOT,
 		.time_local_ns = 300, .time_mono_ns = 400, .start = 0xffffffffc0001000ULL,
@@ -78,10 +82,12 @@ static uint8_t *sample_file(struct __test_metadata *_metadata, size_t *len)
 	};
 	struct secmap_record map2 = map;
 	struct secmap_record unmap = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_UNMAP, .pid = -1, .flags = SECMAP_UNMAP_F_INIT,
 		.time_local_ns = 700, .time_mono_ns = 800, .seq = 8, .module = "late_module_x",
 	};
 	struct secmap_record fin = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_FINISHED, .time_local_ns = 900, .time_mono_ns = 1000,
 		.lost = 3, .nr_resyncs = 1,
 	};
@@ -166,7 +172,7 @@ TEST(writer_layout)
 TEST(round_trip)
 {
 	struct secmap_reader *r;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_record, rec);
 	size_t len;
 	uint8_t *buf = sample_file(_metadata, &len);
 
@@ -223,7 +229,7 @@ TEST(kallsyms_split)
 {
 	size_t n = 200000, len, got = 0;
 	char *text = malloc(n);
-	struct secmap_record rec = { .type = SECMAP_REC_KALLSYMS, .pid = -1 };
+	SECMAP_OPTS(secmap_record, rec, .type = SECMAP_REC_KALLSYMS, .pid = -1);
 	struct secmap_writer *w;
 	struct secmap_reader *r;
 	int fd, pieces = 0;
@@ -257,6 +263,7 @@ TEST(kallsyms_split)
 TEST(writer_refuses_unencodable)
 {
 	struct secmap_record rec = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_SEC_MAP, .section = ".text", .module = "m",
 	};
 	struct secmap_writer *w;
@@ -300,7 +307,7 @@ TEST(writer_refuses_unencodable)
 /* A write error sticks: nothing after it claims success. */
 TEST(writer_error_sticks)
 {
-	struct secmap_record rec = { .type = SECMAP_REC_FINISHED };
+	SECMAP_OPTS(secmap_record, rec, .type = SECMAP_REC_FINISHED);
 	struct secmap_writer *w;
 	int fds[2];
 
@@ -318,7 +325,7 @@ TEST(writer_error_sticks)
 static int read_all(const uint8_t *buf, size_t len, int *records)
 {
 	struct secmap_reader *r;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_record, rec);
 	int ret;
 
 	*records = 0;
@@ -450,7 +457,7 @@ TEST(release_is_a_name)
 TEST(unknown_type_skipped)
 {
 	struct secmap_reader *r;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_record, rec);
 	size_t len;
 	uint8_t *buf = sample_file(_metadata, &len), *bigger = malloc(len + 16);
 	int n = 0;
@@ -475,10 +482,12 @@ TEST(unknown_type_skipped)
 TEST(snapshot_consistency)
 {
 	struct secmap_record resync = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_RESYNC, .reason = SECMAP_RESYNC_LOST,
 		.source = SECMAP_SOURCE_NETLINK, .nr_maps = 2, .lost = 1,
 	};
 	struct secmap_record map = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_SEC_MAP, .flags = SECMAP_MAP_F_SNAPSHOT,
 		.section = ".text", .module = "m",
 	};

@@ -122,6 +122,7 @@ FIXTURE_SETUP(res)
 	self->paths[0] = self->dir;
 	self->paths[1] = NULL;
 	/* Nothing of the host's: only the fixture directory. */
+	self->search.sz = sizeof(self->search);
 	self->search.paths = self->paths;
 	self->search.modules_root = self->cache;
 	self->search.debug_root = self->cache;
@@ -145,6 +146,7 @@ static struct secmap_record map_rec(const char *mod, const char *sec, uint64_t s
 				    size_t id_len)
 {
 	struct secmap_record r = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_SEC_MAP, .pid = SECMAP_PID_HOST_KERNEL, .module = mod,
 		.section = sec, .start = start, .len = len, .time_local_ns = t,
 		.time_mono_ns = t + 1000000, .flags = flags, .seq = seq, .build_id = id,
@@ -156,6 +158,7 @@ static struct secmap_record map_rec(const char *mod, const char *sec, uint64_t s
 static struct secmap_record unmap_rec(const char *mod, uint64_t t, bool init, uint64_t seq)
 {
 	struct secmap_record r = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_UNMAP, .pid = SECMAP_PID_HOST_KERNEL, .module = mod,
 		.time_local_ns = t, .time_mono_ns = t + 1000000,
 		.flags = init ? SECMAP_UNMAP_F_INIT : 0, .seq = seq,
@@ -166,6 +169,7 @@ static struct secmap_record unmap_rec(const char *mod, uint64_t t, bool init, ui
 static struct secmap_record resync_rec(uint32_t reason, uint32_t nr_maps, uint64_t t, uint64_t gap)
 {
 	struct secmap_record r = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_RESYNC, .reason = reason, .source = SECMAP_SOURCE_NETLINK,
 		.nr_maps = nr_maps, .time_local_ns = t, .time_mono_ns = t + 1000000,
 		.gap_local_ns = gap, .gap_mono_ns = gap ? gap + 1000000 : 0,
@@ -185,7 +189,7 @@ static struct secmap_record resync_rec(uint32_t reason, uint32_t nr_maps, uint64
 static void add_first_life(struct __test_metadata *_metadata, FIXTURE_DATA(res) *self,
 			   uint64_t len)
 {
-	struct secmap_record r;
+	SECMAP_OPTS(secmap_record, r);
 
 	r = resync_rec(SECMAP_RESYNC_START, 0, 50, 0);
 	ASSERT_EQ(0, secmap_resolver_add(self->res, &r));
@@ -216,7 +220,7 @@ static uint64_t base_of(const char *section, bool second)
 static void check_all_symbols(struct __test_metadata *_metadata, FIXTURE_DATA(res) *self,
 			      uint64_t t, bool second, bool init_valid)
 {
-	struct secmap_resolution r;
+	SECMAP_OPTS(secmap_resolution, r);
 	size_t i;
 	uint64_t off;
 
@@ -246,7 +250,7 @@ static void check_all_symbols(struct __test_metadata *_metadata, FIXTURE_DATA(re
 
 TEST_F(res, every_function_byte_in_every_section)
 {
-	struct secmap_resolver_opts opts = { .search = &self->search };
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search);
 
 	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
 	add_first_life(_metadata, self, SIZE);
@@ -264,7 +268,7 @@ TEST_F(res, every_function_byte_in_every_section)
 static void add_reload_and_reuse(struct __test_metadata *_metadata, FIXTURE_DATA(res) *self)
 {
 	uint8_t other_id[20] = { 1, 2, 3 };
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_record, rec);
 
 	add_first_life(_metadata, self, SIZE);
 	rec = map_rec("other", ".text", TEXT, 3 * SIZE, 400, SECMAP_MAP_F_EXEC, 10, other_id, 20);
@@ -282,8 +286,8 @@ static void add_reload_and_reuse(struct __test_metadata *_metadata, FIXTURE_DATA
 
 TEST_F(res, lifetimes_reload_and_reuse)
 {
-	struct secmap_resolver_opts opts = { .search = &self->search };
-	struct secmap_resolution r;
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search);
+	SECMAP_OPTS(secmap_resolution, r);
 
 	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
 	add_reload_and_reuse(_metadata, self);
@@ -324,8 +328,8 @@ TEST_F(res, many_at_once_equals_one_by_one)
 	static const uint64_t times[] = { 0, 99, 100, 150, 200, 250, 300, 350, 400, 450, 500, 600,
 					  SECMAP_TIME_ANY };
 	enum { N = 6 * 2 * (SIZE + 64) / 16 * 13 };
-	struct secmap_resolver_opts opts = { .search = &self->search };
-	static struct secmap_resolution one, many[N];
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search);
+	static struct secmap_resolution one = { .sz = sizeof(one) }, many[N];
 	static uint64_t addrs[N], at[N];
 	static int ret[N];
 	size_t i, n = 0, b, t, found = 0;
@@ -342,6 +346,7 @@ TEST_F(res, many_at_once_equals_one_by_one)
 				addrs[n] = bases[(b + off / 16) % 6] - 64 + off / 2 + t;
 				at[n++] = times[t];
 			}
+	many[0].sz = sizeof(many[0]);
 	secmap_resolve_many(self->res, addrs, at, n, many, ret);
 	for (i = 0; i < n; i++) {
 		int err = secmap_resolve(self->res, addrs[i], at[i], &one);
@@ -356,6 +361,7 @@ TEST_F(res, many_at_once_equals_one_by_one)
 	ASSERT_GT(found, n / 4);
 	ASSERT_LT(found, n);
 	/* Any time for all, when @times is NULL. */
+	many[0].sz = sizeof(many[0]);
 	secmap_resolve_many(self->res, addrs, NULL, n, many, ret);
 	for (i = 0; i < n; i++) {
 		ASSERT_EQ(secmap_resolve(self->res, addrs[i], SECMAP_TIME_ANY, &one), ret[i]);
@@ -412,13 +418,13 @@ TEST_F(res, random_timeline_against_a_model)
 							 "m4", "m5", "m6", "m7" };
 	static const char *const sections[] = { ".text", ".text.unlikely", ".noinstr.text",
 						".exit.text" };
-	struct secmap_resolver_opts opts = { .search = &self->search, .no_ko = true };
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search, .no_ko = true);
 	static struct model_map maps[MODEL_MAPS];
 	size_t nr = 0, open_from[MODEL_NAMES], i, asked = 0, hits = 0, crowded = 0, sparse = 0;
 	bool loaded[MODEL_NAMES] = { false };
 	uint64_t state = 0x5eed5eedull, t, seq = 1, addr, end_time;
-	struct secmap_resolution r;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_resolution, r);
+	SECMAP_OPTS(secmap_record, rec);
 
 	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
 	rec = resync_rec(SECMAP_RESYNC_START, 0, 1, 0);
@@ -511,9 +517,9 @@ TEST_F(res, random_timeline_against_a_model)
  */
 TEST_F(res, far_apart_and_oversized_maps)
 {
-	struct secmap_resolver_opts opts = { .search = &self->search, .no_ko = true };
-	struct secmap_resolution r;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search, .no_ko = true);
+	SECMAP_OPTS(secmap_resolution, r);
+	SECMAP_OPTS(secmap_record, rec);
 
 	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
 	add_first_life(_metadata, self, SIZE);
@@ -543,8 +549,8 @@ TEST_F(res, far_apart_and_oversized_maps)
 
 TEST_F(res, monotonic_clock)
 {
-	struct secmap_resolver_opts opts = { .search = &self->search, .clock = SECMAP_CLOCK_MONO };
-	struct secmap_resolution r;
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search, .clock = SECMAP_CLOCK_MONO);
+	SECMAP_OPTS(secmap_resolution, r);
 
 	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
 	add_first_life(_metadata, self, SIZE);
@@ -557,7 +563,7 @@ TEST_F(res, monotonic_clock)
 
 TEST_F(res, length_from_ko_when_recorded_without)
 {
-	struct secmap_resolver_opts opts = { .search = &self->search };
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search);
 
 	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
 	add_first_life(_metadata, self, 0);
@@ -567,9 +573,9 @@ TEST_F(res, length_from_ko_when_recorded_without)
 
 TEST_F(res, build_id_mismatch_refused_unless_forced)
 {
-	struct secmap_resolver_opts opts = { .search = &self->search };
-	struct secmap_resolver_module mod;
-	struct secmap_resolution r;
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search);
+	SECMAP_OPTS(secmap_resolver_module, mod);
+	SECMAP_OPTS(secmap_resolution, r);
 	const struct nm_sym *s = &self->syms[0];
 
 	self->id[0] ^= 0xff;	/* the recording says another build */
@@ -593,9 +599,9 @@ TEST_F(res, build_id_mismatch_refused_unless_forced)
 
 TEST_F(res, resync_closes_what_is_gone_and_opens_what_is_new)
 {
-	struct secmap_resolver_opts opts = { .search = &self->search, .no_ko = true };
-	struct secmap_resolution r;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search, .no_ko = true);
+	SECMAP_OPTS(secmap_resolution, r);
+	SECMAP_OPTS(secmap_record, rec);
 
 	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
 	rec = resync_rec(SECMAP_RESYNC_START, 2, 50, 0);
@@ -637,9 +643,9 @@ TEST_F(res, resync_closes_what_is_gone_and_opens_what_is_new)
 /* A load kept across a resync whose snapshot shows its init freed: closed at the gap's start. */
 TEST_F(res, kept_load_init_freed_in_gap)
 {
-	struct secmap_resolver_opts opts = { .search = &self->search };
-	struct secmap_resolution r;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search);
+	SECMAP_OPTS(secmap_resolution, r);
+	SECMAP_OPTS(secmap_record, rec);
 
 	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
 	rec = resync_rec(SECMAP_RESYNC_START, 0, 50, 0);
@@ -671,8 +677,8 @@ TEST_F(res, kept_load_init_freed_in_gap)
 
 TEST_F(res, inside_module_outside_sections)
 {
-	struct secmap_resolver_opts opts = { .search = &self->search };
-	struct secmap_resolution r;
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search);
+	SECMAP_OPTS(secmap_resolution, r);
 
 	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
 	add_first_life(_metadata, self, 0x1800);
@@ -696,11 +702,12 @@ TEST_F(res, kernel_symbols_from_kallsyms)
 		"ffffffff81002000 D some_data\n"
 		"ffffffff81003000 T do_work\n"
 		"ffffffff81200000 T _etext\n";
-	struct secmap_resolver_opts opts = { .search = &self->search, .no_ko = true };
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search, .no_ko = true);
 	struct secmap_record rec = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_KALLSYMS, .text = ks, .text_len = 60,
 	};
-	struct secmap_resolution r;
+	SECMAP_OPTS(secmap_resolution, r);
 
 	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
 	/* In two pieces, as the writer splits it. */
@@ -740,11 +747,12 @@ TEST_F(res, kernel_symbols_at_the_ends_of_the_address_space)
 		"0000000000000800 T bottom\n"
 		"0000000000002000 T next\n"
 		"fffffffffffff800 T top\n";
-	struct secmap_resolver_opts opts = { .search = &self->search, .no_ko = true };
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search, .no_ko = true);
 	struct secmap_record rec = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_KALLSYMS, .text = ks, .text_len = sizeof(ks) - 1,
 	};
-	struct secmap_resolution r;
+	SECMAP_OPTS(secmap_resolution, r);
 
 	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
 	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
@@ -777,9 +785,9 @@ TEST_F(res, many_kernel_symbols_each_found)
 	static uint64_t addrs[NR_BYTES];
 	static size_t expect[NR_BYTES / 2];
 	static int ret[NR_BYTES];
-	struct secmap_resolver_opts opts = { .search = &self->search, .no_ko = true };
-	struct secmap_record rec = { .type = SECMAP_REC_KALLSYMS };
-	struct secmap_resolution r;
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search, .no_ko = true);
+	SECMAP_OPTS(secmap_record, rec, .type = SECMAP_REC_KALLSYMS);
+	SECMAP_OPTS(secmap_resolution, r);
 	char *ks, *p, want[16];
 	uint64_t at;
 	size_t i, j;
@@ -814,6 +822,7 @@ TEST_F(res, many_kernel_symbols_each_found)
 	 */
 	for (i = 0; i < NR_BYTES; i++)
 		addrs[i] = base + (i < NR_BYTES / 2 ? i : (i * 7919) % (NR_BYTES / 2));
+	many[0].sz = sizeof(many[0]);
 	secmap_resolve_many(self->res, addrs, NULL, NR_BYTES, many, ret);
 	for (i = 0; i < NR_BYTES; i++) {
 		j = expect[addrs[i] - base];
@@ -826,8 +835,8 @@ TEST_F(res, many_kernel_symbols_each_found)
 
 TEST_F(res, records_that_do_not_fit_together)
 {
-	struct secmap_resolver_opts opts = { .no_ko = true };
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_resolver_opts, opts, .no_ko = true);
+	SECMAP_OPTS(secmap_record, rec);
 
 	/* A snapshot cut short by something else. */
 	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
@@ -843,7 +852,7 @@ TEST_F(res, records_that_do_not_fit_together)
 	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
 	ASSERT_EQ(-EBADMSG, secmap_resolver_finish(self->res));
 	/* Nothing resolves from a resolver that failed. */
-	struct secmap_resolution r;
+	SECMAP_OPTS(secmap_resolution, r);
 
 	ASSERT_EQ(-EINVAL, secmap_resolve(self->res, TEXT, 1, &r));
 }

@@ -207,8 +207,8 @@ static int rm_one(const char *path, const struct stat *st, int type, struct FTW 
 
 int main(int argc, char **argv)
 {
-	struct secmap_ko_search search = { 0 };
-	struct secmap_resolver_opts ropts = { .search = &search };
+	SECMAP_OPTS(secmap_ko_search, search);
+	SECMAP_OPTS(secmap_resolver_opts, ropts, .search = &search);
 	struct secmap_perf_maps_opts mopts = { .sz = sizeof(mopts) };
 	const char *paths[2] = { NULL, NULL };
 	struct secmap_resolver *res = NULL;

@@ -44,7 +44,7 @@ static int subscribe_socket(struct secmap_client *c, struct mnl_socket *nl)
 SECMAP_EXPORT int secmap_client_subscribe(struct secmap_client *client)
 {
 	int fd, flags, rcvbuf = SECMAP_EVENT_RCVBUF, one = 1, err;
-	struct secmap_info info;
+	SECMAP_OPTS(secmap_info, info);
 	struct mnl_socket *nl;
 	unsigned int group;
 

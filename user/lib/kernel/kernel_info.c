@@ -261,13 +261,17 @@ static int read_kallsyms(const char *root, unsigned int flags, struct secmap_ker
 	return err;
 }
 
+#define KERNEL_INFO_SZ_1_0 offsetofend(struct secmap_kernel_info, kallsyms_len)
+
 SECMAP_EXPORT int secmap_kernel_info_match_kallsyms(const struct secmap_kernel_info *info,
 						    const char *text, size_t len, size_t *core_len)
 {
-	struct secmap_kernel_info copy = { .kallsyms = (char *)text, .kallsyms_len = len };
+	struct secmap_kernel_info copy = {
+		.sz = sizeof(copy), .kallsyms = (char *)text, .kallsyms_len = len,
+	};
 	struct kallsyms_scan sc = { .info = &copy };
 
-	if (!info || (!text && len) || !core_len)
+	if (!info || info->sz < KERNEL_INFO_SZ_1_0 || (!text && len) || !core_len)
 		return libsecmap_err(-EINVAL);
 	/* Read only: the scan moves kallsyms_len, never the bytes. */
 	scan_more(&sc, true);
@@ -282,25 +286,25 @@ SECMAP_EXPORT int secmap_kernel_info_match_kallsyms(const struct secmap_kernel_i
 SECMAP_EXPORT int secmap_kernel_info_read(const char *root, unsigned int flags,
 				       struct secmap_kernel_info *info)
 {
+	SECMAP_OPTS(secmap_kernel_info, out);
 	struct utsname uts;
 	int err;
 
-	if (!info)
+	if (!info || info->sz < KERNEL_INFO_SZ_1_0)
 		return libsecmap_err(-EINVAL);
-	memset(info, 0, sizeof(*info));
 	if (!root)
 		root = "";
 	if (uname(&uts))
 		return libsecmap_err(-errno);
-	snprintf(info->release, sizeof(info->release), "%s", uts.release);
-	err = read_kernel_build_id(root, info);
+	snprintf(out.release, sizeof(out.release), "%s", uts.release);
+	err = read_kernel_build_id(root, &out);
 	if (!err)
-		err = read_kallsyms(root, flags, info);
+		err = read_kallsyms(root, flags, &out);
 	if (err) {
-		secmap_kernel_info_release(info);
+		secmap_kernel_info_release(&out);
 		return libsecmap_err(err);
 	}
-	return 0;
+	return libsecmap_struct_out(info, 0, &out, sizeof(out));
 }
 
 SECMAP_EXPORT void secmap_kernel_info_release(struct secmap_kernel_info *info)

@@ -457,7 +457,7 @@ int libsecmap_parse_info_msg(const struct nlmsghdr *nlh, struct secmap_info *inf
 	bool have_version = false, have_gen = false, have_hook = false, have_seq = false;
 	bool have_local = false, have_mono = false;
 	const struct genlmsghdr *genl = genl_header(nlh);
-	struct secmap_info out = { 0 };
+	struct secmap_info out = { .sz = sizeof(out) };
 	const struct nlattr *attr;
 	const char *release = NULL;
 
@@ -504,6 +504,6 @@ int libsecmap_parse_info_msg(const struct nlmsghdr *nlh, struct secmap_info *inf
 	    !release || !have_hook || !have_seq)
 		return libsecmap_err(-EPROTO);
 	strcpy(out.release, release);
-	*info = out;
+	libsecmap_struct_out(info, 0, &out, sizeof(out));
 	return 0;
 }

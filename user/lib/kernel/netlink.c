@@ -534,7 +534,8 @@ void client_events_covered(struct libsecmap_event_state *st, uint64_t seq)
 int client_dump_covered(struct secmap_client *c, struct secmap_snapshot **snapshot,
 			uint64_t *covered_seq)
 {
-	struct secmap_info before, after;
+	SECMAP_OPTS(secmap_info, before);
+	SECMAP_OPTS(secmap_info, after);
 	struct secmap_snapshot *snap;
 	int err, tries;
 
@@ -668,7 +669,7 @@ SECMAP_EXPORT int secmap_client_info(struct secmap_client *client, struct secmap
 	struct nlmsghdr *nlh;
 	int err;
 
-	if (!client || !info)
+	if (!client || !info || info->sz < offsetofend(struct secmap_info, time_mono_ns))
 		return libsecmap_err(-EINVAL);
 	nlh = client_put_request(client, client->family, NLM_F_ACK, SECMAP_CMD_INFO_GET,
 			       client_request_version(client));

@@ -614,10 +614,11 @@ SECMAP_EXPORT size_t secmap_ko_build_id(const struct secmap_ko *ko, const uint8_
 SECMAP_EXPORT int secmap_ko_section(const struct secmap_ko *ko, const char *name,
 				    struct secmap_ko_section *section)
 {
+	struct secmap_ko_section out = { .sz = sizeof(out) };
 	size_t i, found = 0;
 	GElf_Shdr shdr, first = { 0 };
 
-	if (!ko || !name || !section)
+	if (!ko || !name || !section || section->sz < offsetofend(struct secmap_ko_section, nr_symbols))
 		return libsecmap_err(-EINVAL);
 	/*
 	 * Names can repeat in a relocatable (COMDAT groups): prefer the first
@@ -644,11 +645,11 @@ SECMAP_EXPORT int secmap_ko_section(const struct secmap_ko *ko, const char *name
 	}
 	if (!found)
 		return libsecmap_err(-ENOENT);
-	section->size = first.sh_size;
-	section->offset = first.sh_offset;
-	section->flags = first.sh_flags;
-	section->nr_symbols = ko->nr_symbols[found];
-	return 0;
+	out.size = first.sh_size;
+	out.offset = first.sh_offset;
+	out.flags = first.sh_flags;
+	out.nr_symbols = ko->nr_symbols[found];
+	return libsecmap_struct_out(section, 0, &out, sizeof(out));
 }
 
 /*
@@ -733,6 +734,7 @@ SECMAP_EXPORT int secmap_ko_section_symbols(const struct secmap_ko *ko, const ch
 		sname = elf_strptr(ko->elf, strndx, sym.st_name);
 		if (!sname || !*sname)
 			continue;
+		out[n].sz = sizeof(*out);
 		out[n].name = sname;
 		out[n].value = sym.st_value;
 		out[n].size = sym.st_size;

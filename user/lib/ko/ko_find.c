@@ -563,6 +563,7 @@ SECMAP_EXPORT int secmap_ko_index_new(const struct secmap_ko_search *opts,
 {
 	const char *release, *modules_root = "/lib/modules", *debug_root = "/usr/lib/debug";
 	const char *home = getenv("HOME");
+	SECMAP_OPTS(secmap_ko_search, o);
 	struct secmap_ko_index *idx;
 	struct utsname uts;
 	size_t nr_paths = 0;
@@ -571,13 +572,19 @@ SECMAP_EXPORT int secmap_ko_index_new(const struct secmap_ko_search *opts,
 	if (!index)
 		return libsecmap_err(-EINVAL);
 	*index = NULL;
-	while (opts && opts->paths && opts->paths[nr_paths])
+	if (opts) {
+		err = libsecmap_struct_in(opts, SECMAP_KO_SEARCH_SZ_1_0, &o, sizeof(o));
+		if (err)
+			return libsecmap_err(err);
+	}
+	opts = &o;
+	while (opts->paths && opts->paths[nr_paths])
 		nr_paths++;
-	if (opts && opts->modules_root)
+	if (opts->modules_root)
 		modules_root = opts->modules_root;
-	if (opts && opts->debug_root)
+	if (opts->debug_root)
 		debug_root = opts->debug_root;
-	release = opts ? opts->release : NULL;
+	release = opts->release;
 	if (!release) {
 		if (uname(&uts))
 			return libsecmap_err(-errno);

@@ -110,6 +110,7 @@ static int decode_attr(const uint8_t *p, size_t len, struct pd_event *ev)
 	uint64_t flags;
 
 	memcpy(a, p, len < sizeof(a) ? len : sizeof(a));
+	e->sz = sizeof(*e);
 	e->type = get32(a + ATTR_TYPE);
 	e->config = get64(a + ATTR_CONFIG);
 	e->sample_period = get64(a + ATTR_PERIOD);
@@ -636,16 +637,11 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 	}
 }
 
-SECMAP_EXPORT int secmap_perf_data_next(struct secmap_perf_data *pd,
-					struct secmap_perf_record *rec)
+static inline int data_next(struct secmap_perf_data *pd, struct secmap_perf_record *rec)
 {
 	uint64_t size = 0;
 	int ret;
 
-	if (!pd || !rec)
-		return libsecmap_err(-EINVAL);
-	if (pd->err)
-		return libsecmap_err(pd->err);
 	for (;;) {
 		ret = next_raw(pd, &size);
 		if (!ret)
@@ -661,6 +657,30 @@ SECMAP_EXPORT int secmap_perf_data_next(struct secmap_perf_data *pd,
 			break;
 	}
 	return 1;
+}
+
+/* For a caller built against an older or newer header than this library. */
+static int __attribute__((noinline)) data_next_sized(struct secmap_perf_data *pd,
+						     struct secmap_perf_record *rec)
+{
+	struct secmap_perf_record r = { .sz = sizeof(r) };
+	int ret = data_next(pd, &r);
+
+	if (ret == 1)
+		libsecmap_struct_out(rec, 0, &r, sizeof(r));
+	return ret;
+}
+
+SECMAP_EXPORT int secmap_perf_data_next(struct secmap_perf_data *pd,
+					struct secmap_perf_record *rec)
+{
+	if (!pd || !rec || rec->sz < offsetofend(struct secmap_perf_record, ptid))
+		return libsecmap_err(-EINVAL);
+	if (pd->err)
+		return libsecmap_err(pd->err);
+	if (__builtin_expect(rec->sz != sizeof(*rec), 0))
+		return data_next_sized(pd, rec);
+	return data_next(pd, rec);
 }
 
 SECMAP_EXPORT void secmap_perf_data_skip_samples(struct secmap_perf_data *pd, bool skip)

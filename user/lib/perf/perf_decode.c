@@ -271,7 +271,7 @@ static const char *string_at(const struct secmap_perf_data *pd, uint64_t pos, ui
 static inline void reset_record(struct secmap_perf_record *rec)
 {
 #if __SIZEOF_POINTER__ == 8
-	_Static_assert(sizeof(*rec) == 208, "a new field of the record needs its line here");
+	_Static_assert(sizeof(*rec) == 216, "a new field of the record needs its line here");
 #endif
 	rec->fields = 0;
 	rec->pid = -1;

@@ -144,7 +144,7 @@ static int read_trailer(int fd, uint64_t size, struct embedded *e, uint64_t hash
  */
 static bool has_our_maps(int fd, const struct libsecmap_perf_file *pf)
 {
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	struct secmap_perf_data *pd;
 	bool found = false;
 

@@ -586,22 +586,24 @@ SECMAP_EXPORT size_t secmap_perf_maps_nr_skipped(const struct secmap_perf_maps *
 SECMAP_EXPORT int secmap_perf_maps_object(const struct secmap_perf_maps *pm, size_t idx,
 					  struct secmap_perf_maps_object *obj)
 {
+	struct secmap_perf_maps_object out = { .sz = sizeof(out) };
 	const struct pm_object *o;
 	struct libsecmap_build_info b;
 
-	if (!pm || !obj || idx >= pm->nr_objs)
+	if (!pm || !obj || idx >= pm->nr_objs ||
+	    obj->sz < offsetofend(struct secmap_perf_maps_object, nr_loads))
 		return libsecmap_err(-EINVAL);
 	o = &pm->objs[idx];
 	libsecmap_resolver_build(pm->res, o->build, &b);
-	obj->module = b.name;
-	obj->dso = o->dso;
-	obj->path = o->path;
-	obj->cache_path = o->rel;
-	obj->build_id = o->id;
-	obj->build_id_len = sizeof(o->id);
-	obj->nr_symbols = o->nr_syms;
-	obj->nr_loads = o->nr_loads;
-	return 0;
+	out.module = b.name;
+	out.dso = o->dso;
+	out.path = o->path;
+	out.cache_path = o->rel;
+	out.build_id = o->id;
+	out.build_id_len = sizeof(o->id);
+	out.nr_symbols = o->nr_syms;
+	out.nr_loads = o->nr_loads;
+	return libsecmap_struct_out(obj, 0, &out, sizeof(out));
 }
 
 const struct pm_event *libsecmap_perf_maps_events(const struct secmap_perf_maps *pm, size_t *nr)

@@ -341,7 +341,7 @@ static int sort_events(struct rewriter *rw)
 int libsecmap_perf_rewrite_data(struct libsecmap_copier *c, const struct libsecmap_perf_file *pf,
 				const struct secmap_perf_maps *maps, struct libsecmap_rewrite *out)
 {
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	struct secmap_perf_data *pd = NULL;
 	struct rewriter *rw;
 	uint64_t at;
@@ -422,7 +422,7 @@ static size_t build_id_entry_size(const struct secmap_perf_maps_object *o)
 static int append_build_ids(const struct secmap_perf_maps *maps, uint8_t **buf, size_t *len)
 {
 	size_t nr = secmap_perf_maps_nr_objects(maps), i, size, total = 0;
-	struct secmap_perf_maps_object o;
+	SECMAP_OPTS(secmap_perf_maps_object, o);
 	uint8_t *p;
 
 	for (i = 0; i < nr; i++) {

@@ -125,6 +125,7 @@ static int flush_kernel_frames(struct secmap_session *w)
 	size_t i, n = w->nr_kernel;
 
 	w->nr_kernel = 0;
+	w->kernel_res[0].sz = sizeof(w->kernel_res[0]);
 	secmap_resolve_many(w->res, w->kernel_ips, w->kernel_times, n, w->kernel_res,
 			    w->kernel_ret);
 	for (i = 0; i < n; i++)
@@ -236,7 +237,7 @@ SECMAP_EXPORT int secmap_session_set_resolver(struct secmap_session *s,
 	return 0;
 }
 
-static const struct secmap_frame empty_frame;
+static const struct secmap_frame empty_frame = { .sz = sizeof(empty_frame) };
 
 /*
  * 1 and *@s, 2 at a FINISHED_ROUND, 0 at the end, or an exit code's
@@ -300,9 +301,9 @@ static int read_chain(struct secmap_session *w, const struct secmap_perf_record 
 	return 0;
 }
 
-static int read_sample(struct secmap_session *w, struct secmap_sample *s)
+static int read_sample(struct secmap_session *w, struct secmap_sample *s, struct secmap_frame *own)
 {
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	static const struct event_info no_event = { .period = 1 };
 	const struct event_info *ev;
 	struct task *t;
@@ -319,7 +320,9 @@ static int read_sample(struct secmap_session *w, struct secmap_sample *s)
 			continue;
 		}
 		/* Every other field is set below; not memset(): see reset_record(), perf_data.c. */
-		s->frame = empty_frame;
+		*own = empty_frame;
+		s->sz = sizeof(*s);
+		s->frame = own;
 		s->chain = NULL;
 		s->nr_chain = 0;
 		/* Room in the batch for this sample's ip and a whole chain. */
@@ -355,14 +358,14 @@ static int read_sample(struct secmap_session *w, struct secmap_sample *s)
 			s->comm = "swapper";
 		else if (!s->comm && !(s->comm = walk_unnamed_comm(w, rec.tid)))
 			goto nomem;
-		/* s->frame was zeroed above: filled once, not cleared twice. */
+		/* @own was zeroed above: filled once, not cleared twice. */
 		if (rec.cpumode == PERF_RECORD_MISC_KERNEL) {
-			add_kernel_frame(w, rec.ip, time, &s->frame);
+			add_kernel_frame(w, rec.ip, time, own);
 		} else if (rec.cpumode == PERF_RECORD_MISC_USER) {
-			resolve_user(t, rec.ip, time, &s->frame);
+			resolve_user(t, rec.ip, time, own);
 		} else {
-			s->frame.ip = rec.ip;
-			s->frame.dso = "[unknown]";
+			own->ip = rec.ip;
+			own->dso = "[unknown]";
 		}
 		if (!w->want_chain || !rec.nr_callchain)
 			return 1;
@@ -397,7 +400,7 @@ static int __attribute__((noinline)) fill_ahead(struct secmap_session *w)
 	w->nr_ahead = w->ahead_pos = 0;
 	while (n < AHEAD) {
 		a = &w->ahead[n++];
-		a->ret = read_sample(w, &a->s);
+		a->ret = read_sample(w, &a->s, &a->frame);
 		if (a->ret != 1 && a->ret != 2)
 			break;
 		/*
@@ -526,6 +529,7 @@ static int queue_sample(struct secmap_session *w, const struct secmap_sample *s)
 		return -ENOMEM;
 	q = &w->pending[w->nr_pending];
 	q->s = *s;
+	q->frame = *s->frame;
 	q->seq = w->seq++;
 	q->chain = NULL;
 	if (s->nr_chain) {
@@ -570,6 +574,10 @@ static int queue_full(struct secmap_session *w)
 {
 	if (w->pending_bytes <= QUEUE_BYTES_MAX)
 		return 0;
+	if (!w->queue_capped)
+		libsecmap_pr(SECMAP_PRINT_WARN, "over %u MiB of samples between two rounds: "
+			     "the older half handed out early, maybe out of time order",
+			     QUEUE_BYTES_MAX >> 20);
 	w->queue_capped = true;
 	return make_due(w, 0, w->nr_pending / 2);
 }
@@ -593,7 +601,11 @@ static int session_next(struct secmap_session *w, const struct secmap_sample **s
 	}
 	for (;;) {
 		if (w->due_pos < w->nr_due) {
-			*s = &w->due[w->due_pos++].s;
+			struct queued *d = &w->due[w->due_pos++];
+
+			/* Here: growing the due list moved the frames. */
+			d->s.frame = &d->frame;
+			*s = &d->s;
 			return 1;
 		}
 		if (w->eof) {

@@ -139,6 +139,7 @@ struct secmap_session {
 struct ahead {
 	int ret;		/* read_sample()'s */
 	struct secmap_sample s;
+	struct secmap_frame frame;	/* s.frame */
 	struct secmap_frame *chain;
 	size_t chain_cap;
 };
@@ -146,6 +147,7 @@ struct ahead {
 /* A sample held back for time order, with its own copy of the callchain. */
 struct queued {
 	struct secmap_sample s;
+	struct secmap_frame frame;	/* s.frame, once due */
 	struct secmap_frame *chain;
 	uint64_t seq;
 };

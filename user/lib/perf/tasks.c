@@ -402,7 +402,7 @@ static int apply_fork(struct secmap_session *w, const struct fork_at *f)
 int walk_prescan(struct secmap_session *w)
 {
 	struct fork_at *forks = NULL, *f;
-	struct secmap_perf_record rec;
+	SECMAP_OPTS(secmap_perf_record, rec);
 	struct secmap_perf_data *pd;
 	size_t i, j, nr_forks = 0, cap_forks = 0;
 	int ret, err = 0;

@@ -223,6 +223,7 @@ static int read_one(struct secmap_reader *r, struct secmap_record *rec)
 	if (size < sizeof(struct secmap_rec_header) || size % 8 || size > left)
 		return -EBADMSG;
 	memset(rec, 0, sizeof(*rec));
+	rec->sz = sizeof(*rec);
 	rec->type = type;
 	switch (type) {
 	case SECMAP_REC_KERNEL:
@@ -284,22 +285,23 @@ static void release_behind(struct secmap_reader *r)
 
 SECMAP_EXPORT int secmap_reader_next(struct secmap_reader *reader, struct secmap_record *rec)
 {
+	SECMAP_OPTS(secmap_record, r);
 	int ret;
 
-	if (!reader || !rec)
+	if (!reader || !rec || rec->sz < SECMAP_RECORD_SZ_1_0)
 		return libsecmap_err(-EINVAL);
 	if (reader->err)
 		return libsecmap_err(reader->err);
 	release_behind(reader);
 	while (reader->off < reader->len) {
-		ret = read_one(reader, rec);
+		ret = read_one(reader, &r);
 		if (ret < 0) {
 			reader->err = ret;
 			reader->last_off = reader->off;
 			return libsecmap_err(ret);
 		}
 		if (ret)
-			return 1;
+			return libsecmap_struct_out(rec, SECMAP_RECORD_SZ_1_0, &r, sizeof(r)) ?: 1;
 	}
 	/* The file ended inside a snapshot: some of its maps are missing. */
 	if (reader->snapshot_left) {
@@ -491,7 +493,7 @@ SECMAP_EXPORT uint64_t secmap_reader_skipped(const struct secmap_reader *reader)
 SECMAP_EXPORT int secmap_data_validate(const void *buf, size_t len)
 {
 	struct secmap_reader *r;
-	struct secmap_record rec;
+	SECMAP_OPTS(secmap_record, rec);
 	int ret;
 
 	libsecmap_reason_clear();

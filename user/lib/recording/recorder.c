@@ -88,6 +88,7 @@ static int module_maps(struct secmap_recorder *r, const struct secmap_module *mo
 		       uint64_t local, uint64_t mono, uint64_t seq, uint32_t extra)
 {
 	struct secmap_record rec = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_SEC_MAP,
 		.pid = SECMAP_PID_HOST_KERNEL,
 		.time_local_ns = local,
@@ -95,7 +96,7 @@ static int module_maps(struct secmap_recorder *r, const struct secmap_module *mo
 		.seq = seq,
 		.module = secmap_module_name(mod),
 	};
-	struct secmap_ko_section ks;
+	SECMAP_OPTS(secmap_ko_section, ks);
 	bool have_ks;
 	size_t i;
 	int err;
@@ -125,6 +126,7 @@ SECMAP_EXPORT int secmap_recorder_snapshot(struct secmap_recorder *r,
 {
 	uint64_t local, mono;
 	struct secmap_record rec = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_RESYNC,
 		.reason = reason,
 		.source = source,
@@ -164,6 +166,7 @@ static int unmap(struct secmap_recorder *r, const struct secmap_event *ev, uint3
 {
 	const struct secmap_module *mod = secmap_event_module(ev);
 	struct secmap_record rec = {
+		.sz = sizeof(struct secmap_record),
 		.type = SECMAP_REC_UNMAP,
 		.pid = SECMAP_PID_HOST_KERNEL,
 		.flags = flags,

@@ -315,12 +315,16 @@ static int write_finished(struct secmap_writer *w, const struct secmap_record *r
 	return 0;
 }
 
-SECMAP_EXPORT int secmap_writer_add(struct secmap_writer *writer, const struct secmap_record *rec)
+SECMAP_EXPORT int secmap_writer_add(struct secmap_writer *writer, const struct secmap_record *user)
 {
+	struct secmap_record r, *rec = &r;
 	int err;
 
-	if (!writer || !rec)
+	if (!writer || !user)
 		return libsecmap_err(-EINVAL);
+	err = libsecmap_struct_in(user, SECMAP_RECORD_SZ_1_0, &r, sizeof(r));
+	if (err)
+		return libsecmap_err(err);
 	if (writer->err)
 		return libsecmap_err(writer->err);
 	switch (rec->type) {

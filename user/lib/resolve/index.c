@@ -215,6 +215,8 @@ static struct rs_ref make_ref(const struct secmap_resolver *res, const struct rs
 	}
 	ref.sec = &b->secs[m->section];
 	ref.section = ref.sec->name;
+	/* The .ko's word, else the recorder's (which read the same .ko). */
+	ref.file_offset = ref.sec->offset ? ref.sec->offset : m->pgoff;
 	if (b->err)
 		ref.reason = build_reason(b->err);
 	else if (ref.sec->err)

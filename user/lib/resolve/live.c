@@ -38,25 +38,28 @@ struct secmap_live {
 
 SECMAP_EXPORT int secmap_live_new(const struct secmap_live_opts *opts, struct secmap_live **livep)
 {
+	SECMAP_OPTS(secmap_resolver_opts, ropts);
+	SECMAP_OPTS(secmap_live_opts, o);
 	struct secmap_live *live;
-	int err;
+	int err = 0;
 
 	if (!livep)
 		return libsecmap_err(-EINVAL);
 	*livep = NULL;
-	if (opts) {
-		if (opts->sz < offsetofend(struct secmap_live_opts, resolver))
-			return libsecmap_err(-EINVAL);
-		if (!libsecmap_opts_tail_zero(opts, opts->sz, sizeof(*opts)))
-			return libsecmap_err(-E2BIG);
-		if (opts->resolver && opts->resolver->clock > SECMAP_CLOCK_MONO)
-			return libsecmap_err(-EINVAL);
-	}
+	if (opts)
+		err = libsecmap_struct_in(opts, offsetofend(struct secmap_live_opts, resolver), &o,
+					  sizeof(o));
+	if (!err && o.resolver)
+		err = libsecmap_struct_in(o.resolver, SECMAP_RESOLVER_OPTS_SZ_1_0, &ropts,
+					  sizeof(ropts));
+	if (!err && ropts.clock > SECMAP_CLOCK_MONO)
+		err = -EINVAL;
+	if (err)
+		return libsecmap_err(err);
 	live = calloc(1, sizeof(*live));
 	if (!live)
 		return libsecmap_err(-ENOMEM);
-	if (opts && opts->resolver)
-		live->opts = *opts->resolver;
+	live->opts = ropts;
 	err = libsecmap_ko_pool_new(&live->pool);
 	if (err) {
 		free(live);
@@ -150,11 +153,15 @@ static int stage(struct secmap_live *live)
 
 SECMAP_EXPORT int secmap_live_add(struct secmap_live *live, const struct secmap_record *rec)
 {
-	struct secmap_record **log, *copy;
+	struct secmap_record **log, *copy, r;
 	int err;
 
 	if (!live || !rec)
 		return libsecmap_err(-EINVAL);
+	err = libsecmap_struct_in(rec, SECMAP_RECORD_SZ_1_0, &r, sizeof(r));
+	if (err)
+		return libsecmap_err(err);
+	rec = &r;
 	if (!live->staging) {
 		err = stage(live);
 		if (err)

@@ -245,7 +245,7 @@ void libsecmap_resolver_set_ko_pool(struct secmap_resolver *res, struct libsecma
 SECMAP_EXPORT int secmap_resolver_load(struct secmap_resolver *res, const char *path)
 {
 	struct secmap_reader *reader;
-	struct secmap_record rec;
+	SECMAP_RECORD(rec);
 	int err;
 
 	if (!res || !path)
@@ -331,7 +331,7 @@ static inline __attribute__((always_inline)) int
 answer(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
        const struct rs_slot *slot, size_t *ksym_hint, struct secmap_resolution *out)
 {
-	static const struct secmap_resolution empty;
+	static const struct secmap_resolution empty = { .sz = sizeof(empty) };
 	const struct rs_ref *ref;
 
 	if (slot) {
@@ -358,6 +358,7 @@ answer(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
 	out->map_start = slot->start;
 	out->map_flags = ref->flags;
 	out->reason = ref->reason;
+	out->file_offset = ref->file_offset ? ref->file_offset + out->section_offset : 0;
 	if (!ref->reason)
 		resolve_symbol(ref->sec, out->section_offset, out);
 	if (res->nr_gaps && time != SECMAP_TIME_ANY && in_gap(res, slot->from, time)) {
@@ -372,11 +373,35 @@ SECMAP_EXPORT int secmap_resolve(const struct secmap_resolver *res, uint64_t add
 				 struct secmap_resolution *out)
 {
 	size_t ksym_hint = SIZE_MAX;
+	SECMAP_OPTS(secmap_resolution, r);
+	int ret;
 
-	if (!res || !out || !res->finished || res->err)
+	if (!res || !out || out->sz < SECMAP_RESOLUTION_SZ_1_0 || !res->finished || res->err)
 		return libsecmap_err(-EINVAL);
-	return answer(res, addr, time, index_find(&res->sections, addr, time, false), &ksym_hint,
-		      out);
+	if (__builtin_expect(out->sz == sizeof(*out), 1))
+		return answer(res, addr, time, index_find(&res->sections, addr, time, false),
+			      &ksym_hint, out);
+	/* A caller built against an older or newer header. */
+	ret = answer(res, addr, time, index_find(&res->sections, addr, time, false), &ksym_hint,
+		     &r);
+	libsecmap_struct_out(out, SECMAP_RESOLUTION_SZ_1_0, &r, sizeof(r));
+	return ret;
+}
+
+/* secmap_resolve_many() for a caller whose struct is not this library's. */
+static void __attribute__((noinline))
+resolve_many_sized(const struct secmap_resolver *res, const uint64_t *addrs,
+		   const uint64_t *times, size_t n, struct secmap_resolution *out, int *ret)
+{
+	size_t i, stride = out->sz;
+	struct secmap_resolution *o;
+
+	for (i = 0; i < n; i++) {
+		o = (struct secmap_resolution *)((char *)out + i * stride);
+		o->sz = stride;
+		ret[i] = stride < SECMAP_RESOLUTION_SZ_1_0 ? -EINVAL :
+			 secmap_resolve(res, addrs[i], times ? times[i] : SECMAP_TIME_ANY, o);
+	}
 }
 
 SECMAP_EXPORT size_t secmap_resolver_nr_modules(const struct secmap_resolver *res)
@@ -387,17 +412,19 @@ SECMAP_EXPORT size_t secmap_resolver_nr_modules(const struct secmap_resolver *re
 SECMAP_EXPORT int secmap_resolver_module(const struct secmap_resolver *res, size_t idx,
 					 struct secmap_resolver_module *mod)
 {
+	struct secmap_resolver_module m = { .sz = sizeof(m) };
 	const struct rs_build *b;
 
-	if (!res || !mod || idx >= res->nr_builds)
+	if (!res || !mod || idx >= res->nr_builds ||
+	    mod->sz < offsetofend(struct secmap_resolver_module, err))
 		return libsecmap_err(-EINVAL);
 	b = &res->builds[idx];
-	mod->name = b->name;
-	mod->build_id = b->id;
-	mod->build_id_len = b->id_len;
-	mod->path = b->path;
-	mod->err = b->err;
-	return 0;
+	m.name = b->name;
+	m.build_id = b->id;
+	m.build_id_len = b->id_len;
+	m.path = b->path;
+	m.err = b->err;
+	return libsecmap_struct_out(mod, 0, &m, sizeof(m));
 }
 
 SECMAP_EXPORT size_t secmap_resolver_nr_maps(const struct secmap_resolver *res)
@@ -444,6 +471,10 @@ SECMAP_EXPORT void secmap_resolve_many(const struct secmap_resolver *res, const 
 			ret[i] = -EINVAL;
 		return;
 	}
+	if (n && out->sz != sizeof(*out)) {
+		resolve_many_sized(res, addrs, times, n, out, ret);
+		return;
+	}
 	idx = &res->sections;
 	for (i = 0; i < n + RS_AHEAD; i++) {
 		j = i + 3 * RS_AHEAD;
@@ -456,6 +487,7 @@ SECMAP_EXPORT void secmap_resolve_many(const struct secmap_resolver *res, const 
 		}
 		if (i >= RS_AHEAD) {
 			j = i - RS_AHEAD;
+			out[j].sz = sizeof(*out);
 			ret[j] = answer(res, addrs[j], times ? times[j] : SECMAP_TIME_ANY,
 					found[j % RS_AHEAD], &ksym_hint, &out[j]);
 		}

@@ -21,6 +21,7 @@
 struct rs_section {
 	char *name;
 	uint64_t size;		/* from the .ko; 0 if none was read */
+	uint64_t offset;	/* sh_offset, from the .ko; 0 if none was read */
 	struct libsecmap_sym *syms;	/* sorted by start */
 	size_t nr_syms;
 	int err;		/* 0, or why it has no symbols */
@@ -94,6 +95,7 @@ struct rs_ref {
 	const char *reason;		/* why there is no symbol, if known beforehand */
 	uint32_t flags;
 	uint32_t build_id_len;
+	uint64_t file_offset;		/* the section's sh_offset; 0: not known */
 };
 
 struct rs_index {

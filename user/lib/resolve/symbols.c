@@ -156,7 +156,7 @@ static int read_build_symbols(struct secmap_resolver *res, struct rs_build *b)
 	for (i = 0; i < b->nr_secs; i++) {
 		struct rs_section *s = &b->secs[i];
 		struct secmap_ko_symbol *syms;
-		struct secmap_ko_section info;
+		SECMAP_OPTS(secmap_ko_section, info);
 		size_t nr, n = 0;
 
 		if (secmap_ko_section(b->ko, s->name, &info)) {
@@ -164,6 +164,7 @@ static int read_build_symbols(struct secmap_resolver *res, struct rs_build *b)
 			continue;
 		}
 		s->size = info.size;
+		s->offset = info.offset;
 		err = secmap_ko_section_symbols(b->ko, s->name, &syms, &nr);
 		if (err == -ENOMEM)
 			return err;
@@ -224,7 +225,15 @@ int rs_load_build(struct secmap_resolver *res, struct rs_build *b)
 			return -ENOMEM;
 	}
 	b->err = err;
-	return b->ko ? read_build_symbols(res, b) : 0;
+	if (err)
+		libsecmap_pr(SECMAP_PRINT_INFO, "module %s: %s%s%s", b->name,
+			     err == -ENOENT ? "no .ko found" : secmap_strerror(err),
+			     path ? ": " : "", path ? path : "");
+	err = b->ko ? read_build_symbols(res, b) : 0;
+	if (!err && b->err == -ESTALE)
+		libsecmap_pr(SECMAP_PRINT_INFO, "module %s: %s has another build-id; not used",
+			     b->name, b->path ? b->path : "its .ko");
+	return err;
 }
 
 

@@ -383,14 +383,20 @@ static int add_event_map(struct secmap_resolver *res, const struct secmap_record
 	return add_map(res, life, rec, at);
 }
 
-SECMAP_EXPORT int secmap_resolver_add(struct secmap_resolver *res, const struct secmap_record *rec)
+SECMAP_EXPORT int secmap_resolver_add(struct secmap_resolver *res, const struct secmap_record *user)
 {
-	const uint64_t at[2] = { rec ? rec->time_local_ns : 0, rec ? rec->time_mono_ns : 0 };
+	struct secmap_record r, *rec = &r;
+	uint64_t at[2];
 	struct rs_life *life;
 	int err = 0;
 
-	if (!res || !rec || res->finished)
+	if (!res || !user || res->finished)
 		return libsecmap_err(-EINVAL);
+	err = libsecmap_struct_in(user, SECMAP_RECORD_SZ_1_0, &r, sizeof(r));
+	if (err)
+		return libsecmap_err(err);
+	at[0] = rec->time_local_ns;
+	at[1] = rec->time_mono_ns;
 	if (res->err)
 		return libsecmap_err(res->err);
 	if (res->snap_left && !(rec->type == SECMAP_REC_SEC_MAP &&
@@ -452,32 +458,39 @@ out:
 SECMAP_EXPORT int secmap_resolver_new(const struct secmap_resolver_opts *opts,
 				      struct secmap_resolver **resp)
 {
+	SECMAP_OPTS(secmap_resolver_opts, o);
+	SECMAP_OPTS(secmap_ko_search, search);
 	struct secmap_resolver *res;
 	size_t n = 0;
+	int err;
 
-	if (!resp || (opts && opts->clock > SECMAP_CLOCK_MONO))
+	if (!resp)
 		return libsecmap_err(-EINVAL);
 	*resp = NULL;
+	err = opts ? libsecmap_struct_in(opts, SECMAP_RESOLVER_OPTS_SZ_1_0, &o, sizeof(o)) : 0;
+	if (!err && o.search)
+		err = libsecmap_struct_in(o.search, SECMAP_KO_SEARCH_SZ_1_0, &search, sizeof(search));
+	if (!err && o.clock > SECMAP_CLOCK_MONO)
+		err = -EINVAL;
+	if (err)
+		return libsecmap_err(err);
 	res = calloc(1, sizeof(*res));
 	if (!res)
 		return libsecmap_err(-ENOMEM);
 	libsecmap_hashmap_init(&res->builds_by_id);
 	libsecmap_hashmap_init(&res->open_by_name);
-	if (opts)
-		res->opts = *opts;
-	if (opts && opts->search) {
-		res->search = *opts->search;
-		while (opts->search->paths && opts->search->paths[n])
-			n++;
-		res->paths = calloc(n + 1, sizeof(*res->paths));
-		if (!res->paths) {
-			free(res);
-			return libsecmap_err(-ENOMEM);
-		}
-		if (n)
-			memcpy(res->paths, opts->search->paths, n * sizeof(*res->paths));
-		res->search.paths = res->paths;
+	res->opts = o;
+	res->search = search;
+	while (search.paths && search.paths[n])
+		n++;
+	res->paths = calloc(n + 1, sizeof(*res->paths));
+	if (!res->paths) {
+		free(res);
+		return libsecmap_err(-ENOMEM);
 	}
+	if (n)
+		memcpy(res->paths, search.paths, n * sizeof(*res->paths));
+	res->search.paths = res->paths;
 	res->opts.search = NULL;
 	*resp = res;
 	return 0;
