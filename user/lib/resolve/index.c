@@ -238,7 +238,7 @@ static int build_refs(struct secmap_resolver *res, struct rs_index *idx, bool fo
 		if (in_index(&res->maps[i], footprint))
 			order[n++] = (uint32_t)i;
 	qsort_r(order, n, sizeof(*order), cmp_ref_of, res->maps);
-	idx->refs = malloc((n + 1) * sizeof(*idx->refs));
+	idx->refs = aligned_alloc(64, (n + 1) * sizeof(*idx->refs));
 	if (!idx->refs) {
 		free(order);
 		return -ENOMEM;

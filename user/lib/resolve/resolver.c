@@ -347,6 +347,7 @@ answer(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
 		return -ENOENT;
 	}
 	/* Every field, each once: a module answer sets them all. */
+	out->sz = sizeof(*out);
 	out->symbol = NULL;
 	out->symbol_offset = 0;
 	out->kind = SECMAP_RESOLVED_MODULE;
@@ -358,7 +359,8 @@ answer(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
 	out->map_start = slot->start;
 	out->map_flags = ref->flags;
 	out->reason = ref->reason;
-	out->file_offset = ref->file_offset ? ref->file_offset + out->section_offset : 0;
+	/* 0 when the section's offset is not known: no branch on it. */
+	out->file_offset = (ref->file_offset + out->section_offset) & -(uint64_t)!!ref->file_offset;
 	if (!ref->reason)
 		resolve_symbol(ref->sec, out->section_offset, out);
 	if (res->nr_gaps && time != SECMAP_TIME_ANY && in_gap(res, slot->from, time)) {
@@ -369,23 +371,37 @@ answer(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
 	return 0;
 }
 
-SECMAP_EXPORT int secmap_resolve(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
-				 struct secmap_resolution *out)
+/*
+ * secmap_resolve() for a caller built against an older or newer header:
+ * out of line, so that the common case stays as short as it was.
+ */
+static int __attribute__((noinline, cold))
+resolve_sized(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
+	      struct secmap_resolution *out)
 {
-	size_t ksym_hint = SIZE_MAX;
 	SECMAP_OPTS(secmap_resolution, r);
+	size_t ksym_hint = SIZE_MAX;
 	int ret;
 
-	if (!res || !out || out->sz < SECMAP_RESOLUTION_SZ_1_0 || !res->finished || res->err)
+	if (out->sz < SECMAP_RESOLUTION_SZ_1_0)
 		return libsecmap_err(-EINVAL);
-	if (__builtin_expect(out->sz == sizeof(*out), 1))
-		return answer(res, addr, time, index_find(&res->sections, addr, time, false),
-			      &ksym_hint, out);
-	/* A caller built against an older or newer header. */
 	ret = answer(res, addr, time, index_find(&res->sections, addr, time, false), &ksym_hint,
 		     &r);
 	libsecmap_struct_out(out, SECMAP_RESOLUTION_SZ_1_0, &r, sizeof(r));
 	return ret;
+}
+
+SECMAP_EXPORT int secmap_resolve(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
+				 struct secmap_resolution *out)
+{
+	size_t ksym_hint = SIZE_MAX;
+
+	if (!res || !out || !res->finished || res->err)
+		return libsecmap_err(-EINVAL);
+	if (__builtin_expect(out->sz != sizeof(*out), 0))
+		return resolve_sized(res, addr, time, out);
+	return answer(res, addr, time, index_find(&res->sections, addr, time, false), &ksym_hint,
+		      out);
 }
 
 /* secmap_resolve_many() for a caller whose struct is not this library's. */
@@ -487,7 +503,6 @@ SECMAP_EXPORT void secmap_resolve_many(const struct secmap_resolver *res, const 
 		}
 		if (i >= RS_AHEAD) {
 			j = i - RS_AHEAD;
-			out[j].sz = sizeof(*out);
 			ret[j] = answer(res, addrs[j], times ? times[j] : SECMAP_TIME_ANY,
 					found[j % RS_AHEAD], &ksym_hint, &out[j]);
 		}
