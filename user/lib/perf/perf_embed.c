@@ -552,7 +552,8 @@ SECMAP_EXPORT int secmap_perf_inject_ext(const char *in_path, const char *out_pa
 					 const struct secmap_perf_inject_opts *opts,
 					 struct secmap_perf_inject_stats *stats)
 {
-	const struct secmap_perf_maps *maps = NULL;
+	SECMAP_OPTS(secmap_perf_inject_opts, iopts);
+	SECMAP_OPTS(secmap_perf_inject_stats, out);
 	struct libsecmap_copier c = { .in = -1, .out = -1 };
 	struct libsecmap_perf_file pf = { .attr_buf = NULL };
 	struct libsecmap_out o;
@@ -563,18 +564,18 @@ SECMAP_EXPORT int secmap_perf_inject_ext(const char *in_path, const char *out_pa
 	libsecmap_reason_clear();
 	if (!in_path || !out_path || !*out_path || !data || len < sizeof(SECMAP_FILE_MAGIC) - 1 ||
 	    memcmp(data, SECMAP_FILE_MAGIC, sizeof(SECMAP_FILE_MAGIC) - 1) ||
-	    (opts && opts->sz < sizeof(size_t)) || (stats && stats->sz < sizeof(size_t)))
+	    (stats && stats->sz < sizeof(size_t)))
 		return libsecmap_err(-EINVAL);
+	/* Any size: maps came with the first one. */
+	err = opts ? libsecmap_struct_in(opts, sizeof(size_t), &iopts, sizeof(iopts)) : 0;
+	if (err)
+		return libsecmap_err(err);
 	/* A recording no reader would take back is not written. */
 	if (len > SECMAP_RECORDING_MAX)
 		return libsecmap_err(-EFBIG);
-	if (opts && opts->sz > offsetof(struct secmap_perf_inject_opts, maps))
-		maps = opts->maps;
-	if (stats) {
-		size_t sz = stats->sz < sizeof(*stats) ? stats->sz : sizeof(*stats);
-
-		memset((char *)stats + sizeof(stats->sz), 0, sz - sizeof(stats->sz));
-	}
+	/* Counted in @out, and given to the caller's @stats up to its size. */
+	if (stats)
+		libsecmap_struct_out(stats, 0, &out, sizeof(out));
 	/* The output first: its directory holds the scratch file, if any. */
 	err = libsecmap_out_open(&o, out_path, NULL);
 	if (err)
@@ -587,16 +588,17 @@ SECMAP_EXPORT int secmap_perf_inject_ext(const char *in_path, const char *out_pa
 	c.out = o.fd;
 	/* Replacing a user's perf.data as root leaves it theirs. */
 	err = libsecmap_out_like(&o, &st);
-	if (!err && maps) {
-		err = write_rewritten(&c, &pf, maps, data, len, stats);
+	if (!err && iopts.maps) {
+		err = write_rewritten(&c, &pf, iopts.maps, data, len, &out);
 	} else if (!err) {
 		/* Unchanged: perf's bytes as they are, the recording after them. */
 		err = libsecmap_copy_range(&c, 0, 0, pf.file_size);
 		if (!err)
 			err = append_embedding(&c, &pf, NULL, pf.file_size, data, len);
 	}
-	if (stats && stats->sz > offsetof(struct secmap_perf_inject_stats, restored))
-		stats->restored = restored;
+	out.restored = restored;
+	if (stats)
+		libsecmap_struct_out(stats, 0, &out, sizeof(out));
 	err = libsecmap_out_finish(&o, err, &st);
 	free(c.buf);
 	libsecmap_perf_file_release(&pf);

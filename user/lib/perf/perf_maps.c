@@ -502,21 +502,25 @@ SECMAP_EXPORT int secmap_perf_maps_new(const struct secmap_resolver *res,
 				       const struct secmap_perf_maps_opts *opts,
 				       struct secmap_perf_maps **mapsp)
 {
+	SECMAP_OPTS(secmap_perf_maps_opts, o);
 	struct secmap_perf_maps *pm;
 	struct libsecmap_build_info b;
 	size_t life, nr_maps, *order = NULL;
 	uint32_t build;
 	int kind, err = 0;
 
-	if (!res || !mapsp || (opts && opts->sz < sizeof(size_t)))
+	if (!res || !mapsp)
 		return libsecmap_err(-EINVAL);
 	*mapsp = NULL;
+	/* Any size: buildid_dir came with the first one. */
+	err = opts ? libsecmap_struct_in(opts, sizeof(size_t), &o, sizeof(o)) : 0;
+	if (err)
+		return libsecmap_err(err);
 	pm = calloc(1, sizeof(*pm));
 	if (!pm)
 		return libsecmap_err(-ENOMEM);
 	pm->res = res;
-	pm->dir = default_dir(opts && opts->sz > offsetof(struct secmap_perf_maps_opts, buildid_dir) ?
-			      opts->buildid_dir : NULL);
+	pm->dir = default_dir(o.buildid_dir);
 	if (!pm->dir) {
 		/* No $HOME: nowhere to put the objects perf will look for. */
 		free(pm);

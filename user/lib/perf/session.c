@@ -186,6 +186,7 @@ static int events_info(struct secmap_session *w)
 SECMAP_EXPORT int secmap_session_open(const char *path, const struct secmap_session_opts *opts,
 				      struct secmap_session **sp)
 {
+	SECMAP_OPTS(secmap_session_opts, o);
 	struct secmap_session *w;
 	int err;
 
@@ -193,10 +194,10 @@ SECMAP_EXPORT int secmap_session_open(const char *path, const struct secmap_sess
 		return libsecmap_err(-EINVAL);
 	*sp = NULL;
 	libsecmap_reason_clear();
-	if (opts && opts->sz < offsetofend(struct secmap_session_opts, flags))
-		return libsecmap_err(-EINVAL);
-	if (opts && !libsecmap_opts_tail_zero(opts, opts->sz, sizeof(*opts)))
-		return libsecmap_err(-E2BIG);
+	err = opts ? libsecmap_struct_in(opts, offsetofend(struct secmap_session_opts, flags), &o,
+					 sizeof(o)) : 0;
+	if (err)
+		return libsecmap_err(err);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return libsecmap_err(-ENOMEM);
@@ -204,8 +205,8 @@ SECMAP_EXPORT int secmap_session_open(const char *path, const struct secmap_sess
 	libsecmap_hashmap_init(&w->processes.by_id);
 	libsecmap_hashmap_init(&w->threads.by_id);
 	w->input = strdup(path ? path : "perf.data");
-	w->want_chain = opts && (opts->flags & SECMAP_SESSION_CHAIN);
-	w->ordered = opts && (opts->flags & SECMAP_SESSION_ORDERED);
+	w->want_chain = o.flags & SECMAP_SESSION_CHAIN;
+	w->ordered = o.flags & SECMAP_SESSION_ORDERED;
 	err = w->input ? secmap_perf_data_open(w->input, &w->pd) : -ENOMEM;
 	if (!err) {
 		w->ahead = calloc(AHEAD, sizeof(*w->ahead));
@@ -648,16 +649,20 @@ SECMAP_EXPORT int secmap_session_next(struct secmap_session *w, const struct sec
 SECMAP_EXPORT int secmap_session_process(struct secmap_session *s,
 					 const struct secmap_session_tool *tool, void *ctx)
 {
+	SECMAP_OPTS(secmap_session_tool, t);
 	const struct secmap_sample *sample;
 	int ret;
 
-	if (!s || !tool || tool->sz < offsetofend(struct secmap_session_tool, sample) ||
-	    !tool->sample)
+	if (!s || !tool)
 		return libsecmap_err(-EINVAL);
-	if (!libsecmap_opts_tail_zero(tool, tool->sz, sizeof(*tool)))
-		return libsecmap_err(-E2BIG);
+	ret = libsecmap_struct_in(tool, offsetofend(struct secmap_session_tool, sample), &t,
+				  sizeof(t));
+	if (!ret && !t.sample)
+		ret = -EINVAL;
+	if (ret)
+		return libsecmap_err(ret);
 	while ((ret = secmap_session_next(s, &sample)) == 1) {
-		ret = tool->sample(ctx, sample);
+		ret = t.sample(ctx, sample);
 		if (ret)
 			return ret;
 	}
@@ -677,20 +682,19 @@ SECMAP_EXPORT const char *secmap_session_event_name(const struct secmap_session 
 SECMAP_EXPORT int secmap_session_stats(const struct secmap_session *w,
 				       struct secmap_session_stats *stats)
 {
-	struct secmap_session_stats st = { 0 };
-	size_t sz;
+	SECMAP_OPTS(secmap_session_stats, st);
+	int err;
 
-	if (!w || !stats || stats->sz < offsetofend(struct secmap_session_stats, order_relaxed))
+	if (!w || !stats)
 		return libsecmap_err(-EINVAL);
-	sz = stats->sz < sizeof(st) ? stats->sz : sizeof(st);
-	st.sz = sz;
 	st.lost_chunks = w->lost.chunks;
 	st.lost_events = w->lost.events;
 	st.lost_samples = w->lost.samples;
 	st.forks_capped = w->inherit_capped ? walk_inherit_budget(w) : 0;
 	st.order_relaxed = w->queue_capped ? QUEUE_BYTES_MAX : 0;
-	memcpy(stats, &st, sz);
-	return 0;
+	err = libsecmap_struct_out(stats, offsetofend(struct secmap_session_stats, order_relaxed),
+				   &st, sizeof(st));
+	return err ? libsecmap_err(err) : 0;
 }
 
 SECMAP_EXPORT void secmap_session_close(struct secmap_session *w)

@@ -22,23 +22,25 @@ struct secmap_recorder {
 SECMAP_EXPORT int secmap_recorder_new(const struct secmap_recorder_opts *opts,
 				      struct secmap_recorder **recp)
 {
+	SECMAP_OPTS(secmap_recorder_opts, o);
 	struct secmap_recorder *r;
-	size_t sz;
+	int err;
 
 	if (!recp)
 		return libsecmap_err(-EINVAL);
 	*recp = NULL;
-	if (!opts || !opts->record)
+	if (!opts)
 		return libsecmap_err(-EINVAL);
-	sz = opts->sz;
-	if (sz < offsetofend(struct secmap_recorder_opts, ctx))
-		return libsecmap_err(-EINVAL);
-	if (!libsecmap_opts_tail_zero(opts, sz, sizeof(*opts)))
-		return libsecmap_err(-E2BIG);
+	err = libsecmap_struct_in(opts, offsetofend(struct secmap_recorder_opts, ctx), &o,
+				  sizeof(o));
+	if (!err && !o.record)
+		err = -EINVAL;
+	if (err)
+		return libsecmap_err(err);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return libsecmap_err(-ENOMEM);
-	memcpy(&r->opts, opts, sz < sizeof(r->opts) ? sz : sizeof(r->opts));
+	r->opts = o;
 	*recp = r;
 	return 0;
 }
@@ -236,17 +238,16 @@ SECMAP_EXPORT uint64_t secmap_recorder_local_at(const struct secmap_recorder *r,
 SECMAP_EXPORT int secmap_recorder_stats(const struct secmap_recorder *r,
 					struct secmap_recorder_stats *stats)
 {
-	struct secmap_recorder_stats s = { 0 };
-	size_t sz;
+	SECMAP_OPTS(secmap_recorder_stats, s);
+	int err;
 
-	if (!r || !stats || stats->sz < offsetofend(struct secmap_recorder_stats, resyncs))
+	if (!r || !stats)
 		return libsecmap_err(-EINVAL);
-	sz = stats->sz < sizeof(s) ? stats->sz : sizeof(s);
-	s.sz = sz;
 	s.events = r->nr_events;
 	s.maps = r->nr_maps;
 	s.lost = r->lost;
 	s.resyncs = r->nr_resyncs;
-	memcpy(stats, &s, sz);
-	return 0;
+	err = libsecmap_struct_out(stats, offsetofend(struct secmap_recorder_stats, resyncs), &s,
+				   sizeof(s));
+	return err ? libsecmap_err(err) : 0;
 }
