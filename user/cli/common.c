@@ -8,6 +8,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -222,4 +223,21 @@ int output_error(const char *cmd, const char *path, int err)
 	else
 		p_err("%scannot write %s: %s", cmd, path, strerror(-err));
 	return SECMAP_EXIT_FAILURE;
+}
+
+uint64_t rusage_cpu_us(int who)
+{
+	struct rusage ru;
+
+	if (getrusage(who, &ru))
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+uint64_t rusage_max_rss_kb(int who)
+{
+	struct rusage ru;
+
+	return getrusage(who, &ru) ? 0 : (uint64_t)ru.ru_maxrss;
 }

@@ -347,8 +347,8 @@ static int dump_ko_opts_resolve(struct dump_ko_opts *o)
 		o->search.buildid_cache = o->buildid_cache ? o->buildid_cache : "";
 	}
 	/* No $HOME nor $XDG_CACHE_HOME: no cache, as with --no-cache. */
-	if (!o->no_cache)
-		o->cache_dir = ko_cache_dir();
+	if (!o->no_cache && secmap_ko_cache_dir(&o->cache_dir) == -ENOMEM)
+		return -ENOMEM;
 	return 0;
 }
 

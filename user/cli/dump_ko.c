@@ -25,12 +25,12 @@ void dump_ko_free(struct dump_ko *kos, size_t nr)
 	free(kos);
 }
 
-int dump_ko_check(const struct secmap_module *mod, const char *path,
-		  const struct secmap_ko *ko, bool force, char **msg)
+int dump_ko_check(const struct secmap_module *mod, const struct secmap_ko_table *table,
+		  bool force, char **msg)
 {
 	const uint8_t *kernel_id, *file_id;
 	size_t kernel_len = secmap_module_build_id(mod, &kernel_id);
-	size_t file_len = secmap_ko_build_id(ko, &file_id);
+	size_t file_len = secmap_ko_table_build_id(table, &file_id);
 	char *file_hex, *kernel_hex;
 
 	*msg = NULL;
@@ -42,7 +42,7 @@ int dump_ko_check(const struct secmap_module *mod, const char *path,
 	kernel_hex = build_id_text(kernel_id, kernel_len);
 	if (file_hex && kernel_hex &&
 	    asprintf(msg, "%s does not match the loaded module %s (build-id %s vs %s); %s",
-		     path, secmap_module_name(mod), file_hex, kernel_hex,
+		     secmap_ko_table_path(table), secmap_module_name(mod), file_hex, kernel_hex,
 		     force ? "using it anyway (--force)" : "use --force to use it anyway") < 0)
 		*msg = NULL;
 	free(file_hex);
@@ -78,82 +78,56 @@ static const char *ko_strerror(int err)
 	}
 }
 
-int dump_ko_fill(const struct secmap_module *mod, const struct secmap_ko *ko, struct dump_ko *out)
+/* Names listed in the "no .ko found" notice before it says "...". */
+#define DUMP_KO_NOTICE_NAMES 10
+
+/* What @table says of each section of @mod, into @out; 0 or -ENOMEM. */
+static int fill(const struct secmap_module *mod, const struct secmap_ko_table *table,
+		struct dump_ko *out)
 {
 	size_t i, n = secmap_module_section_count(mod);
 
+	out->path = strdup(secmap_ko_table_path(table));
 	out->secs = calloc(n ? n : 1, sizeof(*out->secs));
-	if (!out->secs)
+	if (!out->path || !out->secs)
 		return -ENOMEM;
-	/* By name, .data..percpu included: the file has it, SHF_ALLOC and all. */
 	for (i = 0; i < n; i++) {
 		out->secs[i].s.sz = sizeof(out->secs[i].s);
-		out->secs[i].found = !secmap_ko_section(ko, secmap_section_name(
-							secmap_module_section(mod, i)),
-							&out->secs[i].s);
+		out->secs[i].found = !secmap_ko_table_section(table, secmap_section_name(
+								secmap_module_section(mod, i)),
+							      &out->secs[i].s);
 	}
 	return 0;
 }
 
-/* Whether @ko's build-id is @id. */
-static bool file_has_id(const struct secmap_ko *ko, const uint8_t *id, size_t id_len)
-{
-	const uint8_t *file_id;
-
-	return secmap_ko_build_id(ko, &file_id) == id_len && !memcmp(file_id, id, id_len);
-}
-
-/* Names listed in the "no .ko found" notice before it says "...". */
-#define DUMP_KO_NOTICE_NAMES 10
-
 /*
- * The .ko found at @path (taken: freed, or kept in @out) for @mod: read,
- * checked against it, and its table into @out and the cache. An exit code.
+ * The table found for @mod (@err: what secmap_ko_tables_get() said of it):
+ * checked against the module and copied into @out. An exit code.
  */
-static int read_found(const struct secmap_module *mod, char *path, bool force, FILE *diag,
-		      const char *cache_dir, struct dump_ko *out)
+static int take_found(const struct secmap_module *mod, const struct secmap_ko_table *table,
+		      int err, bool force, FILE *diag, struct dump_ko *out)
 {
-	struct secmap_ko *ko = NULL;
-	const uint8_t *id;
-	size_t id_len = secmap_module_build_id(mod, &id);
 	char *msg = NULL;
-	bool exact;
-	int ret, err;
+	int ret;
 
 	/* Found but unreadable is an error: the user would miss it in a notice. */
-	err = secmap_ko_open(path, &ko);
-	if (err) {
-		p_err("cannot read %s: %s", path, ko_strerror(err));
-		free(path);
+	if (err && err != -ESTALE) {
+		p_err("cannot read %s: %s", secmap_ko_table_path(table), ko_strerror(err));
 		/* Not exit_code_from_err() for all: -ENOENT there means "no secmap". */
 		return err == -EACCES || err == -EPERM ? exit_code_from_err(err) :
 		       SECMAP_EXIT_FAILURE;
 	}
-	ret = dump_ko_check(mod, path, ko, force, &msg);
+	ret = dump_ko_check(mod, table, force, &msg);
 	if (ret)
 		p_err("%s", msg ? msg : strerror(ENOMEM));
 	else if (msg)
 		fprintf(diag, "Warning: %s\n", msg);
-	/*
-	 * Cached only under a build-id both the file and the kernel have:
-	 * dump_ko_check() also accepts a file without one.
-	 */
-	exact = !ret && !msg && id_len && file_has_id(ko, id, id_len);
 	free(msg);
-	if (!ret && dump_ko_fill(mod, ko, out)) {
+	if (!ret && fill(mod, table, out)) {
 		p_err("%s", strerror(ENOMEM));
 		ret = SECMAP_EXIT_FAILURE;
 	}
-	secmap_ko_close(ko);
-	if (ret) {
-		free(path);
-		return ret;
-	}
-	out->path = path;
-	/* Best effort: a dump that cannot write its cache still dumps. */
-	if (exact && cache_dir)
-		ko_cache_store(cache_dir, mod, out);
-	return SECMAP_EXIT_OK;
+	return ret;
 }
 
 static void notice_missing(FILE *diag, const struct secmap_module *const *missing, size_t nr)
@@ -172,75 +146,42 @@ int dump_ko_resolve(const struct secmap_module *const *mods, size_t nr_mods,
 {
 	struct dump_ko *kos = calloc(nr_mods ? nr_mods : 1, sizeof(*kos));
 	const struct secmap_module *missing[DUMP_KO_NOTICE_NAMES];
-	struct secmap_ko_index *index = NULL;
-	struct ko_cache_listing *listing = NULL;
+	SECMAP_OPTS(secmap_ko_tables_opts, opts, .search = search, .cache_dir = cache_dir);
+	struct secmap_ko_tables *tables = NULL;
 	size_t i, nr_missing = 0;
 	int ret = SECMAP_EXIT_OK, err;
-	/* Files the user named are shown as named, not as a cache recalls them. */
-	bool read_cache = cache_dir && !(search->paths && search->paths[0]);
 
 	*kosp = NULL;
-	if (!kos) {
+	if (!kos || secmap_ko_tables_new(&opts, &tables)) {
 		p_err("%s", strerror(ENOMEM));
+		free(kos);
 		return SECMAP_EXIT_FAILURE;
 	}
-	if (read_cache)
-		listing = ko_cache_list(cache_dir);
-	for (i = 0; i < nr_mods; i++) {
+	for (i = 0; i < nr_mods && !ret; i++) {
 		const struct secmap_module *mod = mods[i];
-		const char *name = secmap_module_name(mod);
-		const uint8_t *id;
-		size_t id_len = secmap_module_build_id(mod, &id);
-		char *path = NULL;
+		const struct secmap_ko_table *table;
 
-		if (read_cache && ko_cache_listed(listing, mod)) {
-			err = ko_cache_load(cache_dir, mod, &kos[i]);
-			if (!err)
-				continue;
-			if (err != -ENOENT) {
-				p_err("%s", strerror(-err));
-				ret = SECMAP_EXIT_FAILURE;
-				break;
-			}
-		}
-		/* One index for all misses: each place is read once, not once per module. */
-		if (!index) {
-			err = secmap_ko_index_new(search, &index);
-			if (err) {
-				p_err("looking for .ko files: %s", strerror(-err));
-				ret = SECMAP_EXIT_FAILURE;
-				break;
-			}
-		}
-		err = secmap_ko_index_find(index, name, id, id_len, &path);
-		if (err == -ENOENT && named) {
-			char *where = NULL;
+		err = secmap_ko_tables_get(tables, mod, &table);
+		if (table) {
+			ret = take_found(mod, table, err, force, diag, &kos[i]);
+		} else if (err == -ENOENT && named) {
+			char *where = dump_ko_searched(search, mod);
 
-			secmap_ko_index_places(index, id, id_len, &where);
-
-			p_err("no .ko found for module %s (searched %s)", name,
+			p_err("no .ko found for module %s (searched %s)", secmap_module_name(mod),
 			      where ? where : "?");
 			free(where);
 			ret = SECMAP_EXIT_NO_KO;
-			break;
-		}
-		if (err == -ENOENT) {
+		} else if (err == -ENOENT) {
 			if (nr_missing < DUMP_KO_NOTICE_NAMES)
 				missing[nr_missing] = mod;
 			nr_missing++;
-			continue;
-		}
-		if (err) {
-			p_err("looking for the .ko of %s: %s", name, strerror(-err));
+		} else {
+			p_err("looking for the .ko of %s: %s", secmap_module_name(mod),
+			      strerror(-err));
 			ret = SECMAP_EXIT_FAILURE;
-			break;
 		}
-		ret = read_found(mod, path, force, diag, cache_dir, &kos[i]);
-		if (ret)
-			break;
 	}
-	ko_cache_listing_free(listing);
-	secmap_ko_index_free(index);
+	secmap_ko_tables_free(tables);
 	if (ret) {
 		dump_ko_free(kos, nr_mods);
 		return ret;

@@ -6,8 +6,8 @@
  * 1000 modules is some 250000 JSON values. Made into json-c objects,
  * serialised and freed, they cost about 11000 instructions per section
  * (250 M in all), most of the command's time; written straight out they
- * cost a few hundred. json-c is kept as a parser only (the .ko cache, and
- * the unit tests, which check this writer's output against it).
+ * cost a few hundred. json-c is kept as a parser only: the unit tests
+ * check this writer's output against it.
  *
  * Strings: RFC 8259 (section 7) requires '"', '\\' and U+0000 to U+001F
  * escaped; '"', '\\', \b, \f, \n, \r and \t get their short forms, the other

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/signalfd.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,7 +28,6 @@
 
 #include "json_out.h"
 #include "record_command.h"
-#include "record_ko.h"
 #include "secmap_cli.h"
 
 struct recorder {
@@ -40,7 +39,7 @@ struct recorder {
 	struct secmap_client *client;	/* NULL without secmap.ko, or during a gap */
 	struct secmap_family_watch *watch;
 	struct secmap_ko_search search;
-	struct ko_tables *kos;
+	struct secmap_ko_tables *kos;	/* per build, what its .ko says of its sections */
 	struct secmap_recorder *rec;	/* snapshots and events into records */
 	bool no_ko;
 	bool no_kallsyms;
@@ -100,19 +99,38 @@ static int add_record(void *ctx, const struct secmap_record *rec)
 	return secmap_writer_add(r->w, rec);
 }
 
-/* What the .ko says of a section, from the table read once per build. */
-static int ko_section(void *ctx, const struct secmap_module *mod, const char *name,
-		      struct secmap_ko_section *out)
+/* Once per build: why its .ko gives nothing, when it was found. */
+static void ko_looked_up(void *ctx, const struct secmap_module *mod,
+			 const struct secmap_ko_table *table, int err)
 {
-	struct recorder *r = ctx;
-	const struct secmap_ko_section *ks = ko_table_section(ko_tables_get(r->kos, mod), name);
+	(void)ctx;
+	if (!table || !err)
+		return;
+	if (err == -ESTALE)
+		fprintf(stderr, "Warning: %s: %s has another build-id than the loaded module; "
+			"not used\n", secmap_module_name(mod), secmap_ko_table_path(table));
+	else
+		fprintf(stderr, "Warning: %s: cannot read %s; no sizes or offsets for it\n",
+			secmap_module_name(mod), secmap_ko_table_path(table));
+}
 
-	if (!ks)
-		return -ENOENT;
-	/* @out is the library's struct: its size, not ours. */
-	memcpy((char *)out + sizeof(out->sz), (const char *)ks + sizeof(ks->sz),
-	       (out->sz < sizeof(*ks) ? out->sz : sizeof(*ks)) - sizeof(out->sz));
-	return 0;
+/* The tables over --ko-path and the places a .ko is looked for, with the shared cache. */
+static int new_ko_tables(struct recorder *r)
+{
+	SECMAP_OPTS(secmap_ko_tables_opts, opts, .search = &r->search,
+		    .looked_up = ko_looked_up);
+	char *cache_dir = NULL;
+	int err;
+
+	r->search.sz = sizeof(r->search);
+	r->search.paths = r->paths;
+	/* No $XDG_CACHE_HOME nor $HOME: no cache, every build from its .ko. */
+	if (secmap_ko_cache_dir(&cache_dir) == -ENOMEM)
+		return -ENOMEM;
+	opts.cache_dir = cache_dir;
+	err = secmap_ko_tables_new(&opts, &r->kos);
+	free(cache_dir);
+	return err;
 }
 
 static int recorder_stats(const struct recorder *r, struct secmap_recorder_stats *stats)
@@ -448,24 +466,6 @@ static int finish(struct recorder *r)
 	return secmap_writer_add(r->w, &rec);
 }
 
-static uint64_t cpu_us(int who)
-{
-	struct rusage ru;
-
-	if (getrusage(who, &ru))
-		return 0;
-	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
-	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-}
-
-/* Peak resident memory in KiB, of this process or of its waited-for children. */
-static uint64_t max_rss_kb(int who)
-{
-	struct rusage ru;
-
-	return getrusage(who, &ru) ? 0 : (uint64_t)ru.ru_maxrss;
-}
-
 static void summary(const struct recorder *r, uint64_t bytes)
 {
 	uint64_t replayed = r->replayed + secmap_client_nr_replayed(r->client);
@@ -494,10 +494,10 @@ static void summary(const struct recorder *r, uint64_t bytes)
 				json_out_str(o, "kallsyms", r->kallsyms_from);
 			else
 				json_out_null(o, "kallsyms");
-			json_out_u64(o, "cpu_us", cpu_us(RUSAGE_SELF));
-			json_out_u64(o, "command_cpu_us", cpu_us(RUSAGE_CHILDREN));
-			json_out_u64(o, "max_rss_kb", max_rss_kb(RUSAGE_SELF));
-			json_out_u64(o, "command_max_rss_kb", max_rss_kb(RUSAGE_CHILDREN));
+			json_out_u64(o, "cpu_us", rusage_cpu_us(RUSAGE_SELF));
+			json_out_u64(o, "command_cpu_us", rusage_cpu_us(RUSAGE_CHILDREN));
+			json_out_u64(o, "max_rss_kb", rusage_max_rss_kb(RUSAGE_SELF));
+			json_out_u64(o, "command_max_rss_kb", rusage_max_rss_kb(RUSAGE_CHILDREN));
 			json_out_object_end(o);
 		}
 		json_out_finish(o);
@@ -553,8 +553,8 @@ static int new_recorder(struct recorder *r)
 {
 	SECMAP_OPTS(secmap_recorder_opts, opts,
 		.record = add_record,
-		.ko_section = r->no_ko ? NULL : ko_section,
 		.ctx = r,
+		.ko_tables = r->no_ko ? NULL : r->kos,
 	);
 
 	return secmap_recorder_new(&opts, &r->rec);
@@ -564,7 +564,7 @@ static void record_cleanup(struct recorder *r)
 {
 	secmap_recorder_free(r->rec);
 	secmap_kernel_info_release(&r->kernel);
-	ko_tables_free(r->kos);
+	secmap_ko_tables_free(r->kos);
 	secmap_family_watch_close(r->watch);
 	secmap_client_close(r->client);
 }
@@ -724,9 +724,7 @@ int do_record(int argc, char **argv)
 	ret = record_options(argc, argv, r);
 	if (ret >= 0)
 		goto out;
-	r->search.sz = sizeof(r->search);
-	r->search.paths = r->paths;
-	if (ko_tables_new(&r->search, &r->kos) || new_recorder(r)) {
+	if (new_ko_tables(r) || new_recorder(r)) {
 		p_err("out of memory");
 		ret = SECMAP_EXIT_FAILURE;
 		goto out;

@@ -47,6 +47,12 @@ int open_client(struct secmap_client **client);
 /* Map a negative errno from libsecmap to one of the SECMAP_EXIT_* codes. */
 int exit_code_from_err(int err);
 /*
+ * CPU time (user and system, in µs) and peak resident memory (KiB) of
+ * @who (RUSAGE_SELF, or RUSAGE_CHILDREN: those waited for); 0 if unknown.
+ */
+uint64_t rusage_cpu_us(int who);
+uint64_t rusage_max_rss_kb(int who);
+/*
  * Flush what was printed to @f: 0, or -errno of the first failed write
  * (callers set errno to 0 before printing), or -EIO.
  */

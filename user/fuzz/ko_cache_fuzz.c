@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the .ko cache's entry reader (cli/ko_cache.c): the
+ * libFuzzer target for the .ko cache's entry reader (lib/ko/ko_cache.c): the
  * input is the entry file of a module of five sections, read back by
- * ko_cache_load(). An entry that loads must give each section a value it
+ * libsecmap_ko_cache_load(). An entry that loads must give each section a value it
  * could have stored; one that does not must leave nothing behind. The
- * corpus is seeded with a real entry (ko_cache_store()) on start-up.
+ * corpus is seeded with a real entry (libsecmap_ko_cache_store()) on start-up.
  *
  *   make -C user fuzz [FUZZ_SECONDS=N]
  */
@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dump_ko.h"
 #include "internal.h"
 #include "../tests/msg.h"
 
@@ -30,10 +29,10 @@ static const char *const names[] = { ".text", ".text.unlikely", ".data.caf\xe9",
 static struct secmap_snapshot *snap;
 static char dir[64], entry[160];
 
-/* The entry ko_cache_store() writes, for the corpus directory @corpus. */
+/* The entry libsecmap_ko_cache_store() writes, for the corpus directory @corpus. */
 static void write_seed(const char *corpus)
 {
-	struct dump_ko_sec secs[NR_SECS] = {
+	struct libsecmap_ko_row rows[NR_SECS] = {
 		{ true, { .size = 0x1234, .offset = 0x40, .flags = SHF_ALLOC | SHF_EXECINSTR,
 			  .nr_symbols = 3 } },
 		{ true, { .size = 0x10, .offset = 0x1274, .flags = SHF_ALLOC | SHF_EXECINSTR,
@@ -43,15 +42,16 @@ static void write_seed(const char *corpus)
 		{ true, { .size = 0x80, .offset = 0x1300, .flags = SHF_ALLOC | SHF_EXECINSTR,
 			  .nr_symbols = 2 } },
 	};
-	struct dump_ko ko = { .path = "/lib/modules/r/kernel/m.ko.xz", .secs = secs }, back;
+	struct libsecmap_ko_rows ko = { .path = "/lib/modules/r/kernel/m.ko.xz", .rows = rows };
+	struct libsecmap_ko_rows back;
 	char cmd[400];
 
 	/* The seed must be an entry that loads, or the fuzzing starts blind. */
-	if (ko_cache_store(dir, secmap_snapshot_module(snap, 0), &ko) ||
-	    ko_cache_load(dir, secmap_snapshot_module(snap, 0), &back))
+	if (libsecmap_ko_cache_store(dir, secmap_snapshot_module(snap, 0), &ko) ||
+	    libsecmap_ko_cache_load(dir, secmap_snapshot_module(snap, 0), &back))
 		abort();
 	free(back.path);
-	free(back.secs);
+	free(back.rows);
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s/seed-kotab'", corpus, entry,
 		 corpus);
 	if (system(cmd))
@@ -96,27 +96,27 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct secmap_module *mod = secmap_snapshot_module(snap, 0);
-	struct dump_ko out;
+	struct libsecmap_ko_rows out;
 	FILE *f = fopen(entry, "w");
 	size_t i;
 	int err;
 
 	if (!f || fwrite(data, 1, size, f) != size || fclose(f))
 		abort();
-	err = ko_cache_load(dir, mod, &out);
+	err = libsecmap_ko_cache_load(dir, mod, &out);
 	if (err) {
 		if (err != -ENOENT && err != -ENOMEM)
 			abort();
-		if (out.path || out.secs)
+		if (out.path || out.rows)
 			abort();	/* a miss leaves nothing */
 		return 0;
 	}
-	if (!out.path || !*out.path || !out.secs)
+	if (!out.path || !*out.path || !out.rows)
 		abort();
 	for (i = 0; i < NR_SECS; i++)
-		if (!out.secs[i].found && (out.secs[i].s.size || out.secs[i].s.offset))
+		if (!out.rows[i].found && (out.rows[i].s.size || out.rows[i].s.offset))
 			abort();	/* an absent section has no values */
 	free(out.path);
-	free(out.secs);
+	free(out.rows);
 	return 0;
 }

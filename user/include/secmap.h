@@ -23,7 +23,8 @@
  *   from any number of threads at once, while it does.
  * - secmap_client, secmap_family_watch, secmap_writer, secmap_output,
  *   secmap_recorder, secmap_session, secmap_ko_index (its finds load
- *   places lazily), secmap_ko (libelf loads tables on first use), and the
+ *   places lazily), secmap_ko (libelf loads tables on first use),
+ *   secmap_ko_tables (its tables are made on first lookup), and the
  *   moving calls of the readers (secmap_reader_next(),
  *   secmap_perf_data_next()): one thread at a time, or the caller's lock.
  * - secmap_error_reason() is per thread; secmap_set_print() is global
@@ -352,6 +353,72 @@ static inline struct secmap_ko_symbol *secmap_ko_symbol_at(struct secmap_ko_symb
 }
 
 /*
+ * Section tables: for a loaded module, what its .ko says of each of the
+ * module's sections (a secmap_ko_section), read once per build (name and
+ * build-id) and the file closed at once, so that a program that meets
+ * many modules stays small. With a cache directory, each table is also
+ * kept there under the build-id, and later programs take it from there
+ * without finding or decompressing the file. An entry is used only when
+ * its build-id and list of sections are the module's; any other is read
+ * again from the .ko and written anew, through a temporary file and
+ * rename(). A table is stored only when the file's build-id is the
+ * module's. With opts->search->paths set, the files named there are read
+ * as named (a stripped copy keeps the build-id, not every offset) and the
+ * cache is only filled.
+ *
+ * secmap_ko_cache_dir(): the cache directory the secmap tools share,
+ * $XDG_CACHE_HOME/secmap/ko or $HOME/.cache/secmap/ko, malloc()ed;
+ * -ENOENT when neither variable holds an absolute path.
+ */
+struct secmap_ko_tables;
+struct secmap_ko_table;
+struct secmap_ko_tables_opts {
+	size_t sz;
+	const struct secmap_ko_search *search;	/* where .ko files are; must outlive the handle */
+	const char *cache_dir;			/* NULL: no cache */
+	/*
+	 * Called once per build, after its first lookup, with what
+	 * secmap_ko_tables_get() returns for it: for a caller's messages.
+	 */
+	void (*looked_up)(void *ctx, const struct secmap_module *mod,
+			  const struct secmap_ko_table *table, int err);
+	void *ctx;
+};
+int secmap_ko_cache_dir(char **dir);
+int secmap_ko_tables_new(const struct secmap_ko_tables_opts *opts,
+			 struct secmap_ko_tables **tables);
+void secmap_ko_tables_free(struct secmap_ko_tables *tables);
+/*
+ * The table of @mod's build, valid until secmap_ko_tables_free(); the
+ * same answer every time for a build. 0: *@table describes the module's
+ * sections. -ENOENT: no .ko found (*@table NULL). -ESTALE: the file found
+ * has another build-id: *@table describes it, for a caller that wants it
+ * anyway. Any other error with *@table set: the file found cannot be read
+ * (as secmap_ko_open() says), and the table has no sections. Without
+ * *@table: the search failed (-EACCES...), or -ENOMEM.
+ */
+int secmap_ko_tables_get(struct secmap_ko_tables *tables, const struct secmap_module *mod,
+			 const struct secmap_ko_table **table);
+/* The .ko the table was read from (for a cached one, as it was then). */
+const char *secmap_ko_table_path(const struct secmap_ko_table *table);
+/* The file's build-id (0: none); *@id points into @table. */
+size_t secmap_ko_table_build_id(const struct secmap_ko_table *table, const uint8_t **id);
+/* Whether it came from the cache rather than the file. */
+bool secmap_ko_table_cached(const struct secmap_ko_table *table);
+/* Section @name of the module: -ENOENT when the file has none of that name. */
+int secmap_ko_table_section(const struct secmap_ko_table *table, const char *name,
+			    struct secmap_ko_section *section);
+struct secmap_ko_tables_stats {
+	size_t sz;
+	uint64_t builds;	/* builds looked up */
+	uint64_t cached;	/* of them, answered by the cache */
+	uint64_t opened;	/* .ko files opened */
+	uint64_t stored;	/* entries written to the cache */
+};
+int secmap_ko_tables_stats(const struct secmap_ko_tables *tables,
+			   struct secmap_ko_tables_stats *stats);
+
+/*
  * Recordings (uapi/linux/secmap_record.h describes the file format).
  *
  * struct secmap_record is one record, decoded: the fields of its type are
@@ -434,6 +501,11 @@ struct secmap_recorder_opts {
 	int (*ko_section)(void *ctx, const struct secmap_module *module, const char *section,
 			  struct secmap_ko_section *out);
 	void *ctx;
+	/*
+	 * Without @ko_section: the section tables to take that from (their
+	 * handle's thread rules apply), or NULL: none.
+	 */
+	struct secmap_ko_tables *ko_tables;
 };
 struct secmap_recorder;
 int secmap_recorder_new(const struct secmap_recorder_opts *opts, struct secmap_recorder **rec);

@@ -313,6 +313,39 @@ int libsecmap_ko_open_budget(const char *path, size_t budget, struct secmap_ko *
 #define LIBSECMAP_KO_BUDGET	((size_t)1 << 30)
 
 /*
+ * The section tables' cache on disk (ko/ko_cache.c). A row is what a .ko
+ * says of one section of a loaded module; rows come one per section of
+ * the module, in its order. libsecmap_ko_cache_load(): 0 with @out filled
+ * (malloc()ed path and rows), -ENOENT when there is no usable entry (none,
+ * corrupt, another build-id, another section list), -ENOMEM.
+ * libsecmap_ko_cache_store(): @mod's entry written whole or not at all;
+ * 0 or -errno (-EINVAL: no build-id to key it by, or no path).
+ */
+struct libsecmap_ko_row {
+	bool found;			/* the .ko has a section of that name */
+	struct secmap_ko_section s;
+};
+struct libsecmap_ko_rows {
+	char *path;
+	struct libsecmap_ko_row *rows;
+};
+int libsecmap_ko_cache_load(const char *dir, const struct secmap_module *mod,
+			    struct libsecmap_ko_rows *out);
+int libsecmap_ko_cache_store(const char *dir, const struct secmap_module *mod,
+			     const struct libsecmap_ko_rows *ko);
+/*
+ * The entry names in @dir, read once (none when @dir does not exist yet);
+ * NULL if it cannot be read (then every module is asked for). _listed():
+ * could @mod have an entry there? Entries written after the listing are
+ * not seen: that module is read from its .ko again.
+ */
+struct libsecmap_ko_cache_listing;
+struct libsecmap_ko_cache_listing *libsecmap_ko_cache_list(const char *dir);
+bool libsecmap_ko_cache_listed(const struct libsecmap_ko_cache_listing *listing,
+			       const struct secmap_module *mod);
+void libsecmap_ko_cache_listing_free(struct libsecmap_ko_cache_listing *listing);
+
+/*
  * A resolver's .ko files (ko_pool.c), each build found and opened once,
  * kept open and counted against one budget; a live resolver's generations
  * share one. libsecmap_ko_pool_get(): 0 with *@ko

@@ -819,15 +819,15 @@ static void poke(const char *path, long off, const void *bytes, size_t len)
 TEST(ko_cache_entry_round_trip)
 {
 	static const char *const secs[] = { ".text", "quote\"back\\slash/\t", ".data", ".bss" };
-	struct dump_ko_sec ks[4] = {
+	struct libsecmap_ko_row ks[4] = {
 		{ true, { .size = UINT64_MAX, .offset = 0x40, .flags = SHF_ALLOC | SHF_EXECINSTR,
 			  .nr_symbols = 3 } },
 		{ true, { .size = 1ULL << 63, .offset = 0, .flags = 0, .nr_symbols = 0 } },
 		{ false },
 		{ true, { .size = 8, .offset = 0x100, .flags = SHF_WRITE, .nr_symbols = 1 } },
 	};
-	struct dump_ko ko = { .path = "/lib/modules/r/\"odd\" dir/m.ko", .secs = ks }, got;
-	struct ko_cache_listing *listing;
+	struct libsecmap_ko_rows ko = { .path = "/lib/modules/r/\"odd\" dir/m.ko", .rows = ks }, got;
+	struct libsecmap_ko_cache_listing *listing;
 	char dir[] = "/tmp/secmap-dump-test.XXXXXX", *buf = calloc(1, 4096), *entry, cmd[160];
 	struct secmap_snapshot *snap = libsecmap_snapshot_new();
 	struct nlmsghdr *nlh;
@@ -854,33 +854,33 @@ TEST(ko_cache_entry_round_trip)
 		msg_section_full(nlh, secs[i], 0xffffffffc2000000ULL + i * 0x1000, 0, -1);
 	ASSERT_EQ(0, libsecmap_parse_module_msg(nlh, snap));
 
-	ASSERT_EQ(0, ko_cache_store(dir, secmap_snapshot_module(snap, 0), &ko));
-	ASSERT_EQ(0, ko_cache_load(dir, secmap_snapshot_module(snap, 0), &got));
+	ASSERT_EQ(0, libsecmap_ko_cache_store(dir, secmap_snapshot_module(snap, 0), &ko));
+	ASSERT_EQ(0, libsecmap_ko_cache_load(dir, secmap_snapshot_module(snap, 0), &got));
 	EXPECT_STREQ(ko.path, got.path);
 	for (i = 0; i < 4; i++) {
-		EXPECT_EQ(ks[i].found, got.secs[i].found);
-		EXPECT_EQ(ks[i].s.size, got.secs[i].s.size) TH_LOG("section %zu", i);
-		EXPECT_EQ(ks[i].s.offset, got.secs[i].s.offset);
-		EXPECT_EQ(ks[i].s.flags, got.secs[i].s.flags);
-		EXPECT_EQ(ks[i].s.nr_symbols, got.secs[i].s.nr_symbols);
+		EXPECT_EQ(ks[i].found, got.rows[i].found);
+		EXPECT_EQ(ks[i].s.size, got.rows[i].s.size) TH_LOG("section %zu", i);
+		EXPECT_EQ(ks[i].s.offset, got.rows[i].s.offset);
+		EXPECT_EQ(ks[i].s.flags, got.rows[i].s.flags);
+		EXPECT_EQ(ks[i].s.nr_symbols, got.rows[i].s.nr_symbols);
 	}
 	free(got.path);
-	free(got.secs);
+	free(got.rows);
 
 	/* A count the entry's 32 bits cannot hold: refused, nothing written. */
 	ks[0].s.nr_symbols = (size_t)UINT32_MAX + 1;
-	EXPECT_EQ(-EOVERFLOW, ko_cache_store(dir, secmap_snapshot_module(snap, 0), &ko));
+	EXPECT_EQ(-EOVERFLOW, libsecmap_ko_cache_store(dir, secmap_snapshot_module(snap, 0), &ko));
 	ks[0].s.nr_symbols = 3;
 
 	/* Names that are not UTF-8 are kept as they are. */
-	ko.secs = ks + 2;
-	ASSERT_EQ(0, ko_cache_store(dir, secmap_snapshot_module(snap, 1), &ko));
-	ASSERT_EQ(0, ko_cache_load(dir, secmap_snapshot_module(snap, 1), &got));
-	EXPECT_FALSE(got.secs[0].found);
-	EXPECT_EQ(8, got.secs[1].s.size);
+	ko.rows = ks + 2;
+	ASSERT_EQ(0, libsecmap_ko_cache_store(dir, secmap_snapshot_module(snap, 1), &ko));
+	ASSERT_EQ(0, libsecmap_ko_cache_load(dir, secmap_snapshot_module(snap, 1), &got));
+	EXPECT_FALSE(got.rows[0].found);
+	EXPECT_EQ(8, got.rows[1].s.size);
 	free(got.path);
-	free(got.secs);
-	ko.secs = ks;
+	free(got.rows);
+	ko.rows = ks;
 
 	/* The entry is the build-id's file, the header's build-id must agree. */
 	ASSERT_LE(0, asprintf(&entry, "%s/3f2a9c0100ff102030405060708090a0b0c0d0e1.kotab", dir));
@@ -888,18 +888,18 @@ TEST(ko_cache_entry_round_trip)
 	EXPECT_EQ(96 + 4 * 32 + strlen(ko.path) + 6 + 19 + 6 + 5, (size_t)st.st_size);
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s/%s.kotab'", entry, dir, "9c0100ff102030405060708090a0b0c0d0e1");
 	ASSERT_EQ(0, system(cmd));
-	EXPECT_EQ(-ENOENT, ko_cache_load(dir, secmap_snapshot_module(snap, 2), &got));
+	EXPECT_EQ(-ENOENT, libsecmap_ko_cache_load(dir, secmap_snapshot_module(snap, 2), &got));
 	/* Another section list (a name changed) or version: a miss. */
 	poke(entry, st.st_size - 2, "X", 1);
-	EXPECT_EQ(-ENOENT, ko_cache_load(dir, secmap_snapshot_module(snap, 0), &got));
-	ASSERT_EQ(0, ko_cache_store(dir, secmap_snapshot_module(snap, 0), &ko));
+	EXPECT_EQ(-ENOENT, libsecmap_ko_cache_load(dir, secmap_snapshot_module(snap, 0), &got));
+	ASSERT_EQ(0, libsecmap_ko_cache_store(dir, secmap_snapshot_module(snap, 0), &ko));
 	poke(entry, 8, "\x01", 1);
-	EXPECT_EQ(-ENOENT, ko_cache_load(dir, secmap_snapshot_module(snap, 0), &got));
+	EXPECT_EQ(-ENOENT, libsecmap_ko_cache_load(dir, secmap_snapshot_module(snap, 0), &got));
 	/* Cut anywhere: a miss. */
 	for (i = 0; i < (size_t)st.st_size; i += 7) {
-		ASSERT_EQ(0, ko_cache_store(dir, secmap_snapshot_module(snap, 0), &ko));
+		ASSERT_EQ(0, libsecmap_ko_cache_store(dir, secmap_snapshot_module(snap, 0), &ko));
 		ASSERT_EQ(0, truncate(entry, (off_t)i));
-		EXPECT_EQ(-ENOENT, ko_cache_load(dir, secmap_snapshot_module(snap, 0), &got))
+		EXPECT_EQ(-ENOENT, libsecmap_ko_cache_load(dir, secmap_snapshot_module(snap, 0), &got))
 			TH_LOG("cut at %zu", i);
 	}
 	free(entry);
@@ -913,19 +913,19 @@ TEST(ko_cache_entry_round_trip)
 	snprintf(cmd, sizeof(cmd), "cd '%s' && mv 9c0100ff102030405060708090a0b0c0d0e1.kotab "
 		 ".9c0100ff102030405060708090a0b0c0d0e1.kotab", dir);
 	ASSERT_EQ(0, system(cmd));
-	listing = ko_cache_list(dir);
+	listing = libsecmap_ko_cache_list(dir);
 	ASSERT_NE(NULL, listing);
-	EXPECT_TRUE(ko_cache_listed(listing, secmap_snapshot_module(snap, 0)));
-	EXPECT_TRUE(ko_cache_listed(listing, secmap_snapshot_module(snap, 1)));
-	EXPECT_FALSE(ko_cache_listed(listing, secmap_snapshot_module(snap, 2)));
-	ko_cache_listing_free(listing);
+	EXPECT_TRUE(libsecmap_ko_cache_listed(listing, secmap_snapshot_module(snap, 0)));
+	EXPECT_TRUE(libsecmap_ko_cache_listed(listing, secmap_snapshot_module(snap, 1)));
+	EXPECT_FALSE(libsecmap_ko_cache_listed(listing, secmap_snapshot_module(snap, 2)));
+	libsecmap_ko_cache_listing_free(listing);
 	ASSERT_LE(0, asprintf(&entry, "%s/not-made-yet", dir));
-	listing = ko_cache_list(entry);
+	listing = libsecmap_ko_cache_list(entry);
 	ASSERT_NE(NULL, listing);
-	EXPECT_FALSE(ko_cache_listed(listing, secmap_snapshot_module(snap, 0)));
-	ko_cache_listing_free(listing);
+	EXPECT_FALSE(libsecmap_ko_cache_listed(listing, secmap_snapshot_module(snap, 0)));
+	libsecmap_ko_cache_listing_free(listing);
 	free(entry);
-	EXPECT_TRUE(ko_cache_listed(NULL, secmap_snapshot_module(snap, 2)));
+	EXPECT_TRUE(libsecmap_ko_cache_listed(NULL, secmap_snapshot_module(snap, 2)));
 	snprintf(cmd, sizeof(cmd), "rm -r '%s'", dir);
 	EXPECT_EQ(0, system(cmd));
 	secmap_snapshot_free(snap);

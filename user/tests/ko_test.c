@@ -37,7 +37,6 @@
 #include "json_out.h"
 #include "json_read.h"
 #include "msg.h"
-#include "record_ko.h"
 #include "secmap_cli.h"
 
 /* lib/ko/ko.c, hidden from the shared library; the static one has it. */
@@ -1433,39 +1432,54 @@ static struct secmap_snapshot *fake_snapshot(const char *name, const uint8_t *id
 	return snap;
 }
 
+/* dump_ko_check() of @ko's table, found as a named file, for @snap's first module. */
+static int check_ids(const char *ko, struct secmap_snapshot *snap, bool force, char **msg)
+{
+	const char *paths[2] = { ko, NULL };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .paths = paths, .modules_root = "",
+				      .debug_root = "", .buildid_cache = "");
+	SECMAP_OPTS(secmap_ko_tables_opts, opts, .search = &s);
+	const struct secmap_ko_table *table;
+	struct secmap_ko_tables *tables;
+	int ret = -1;
+
+	*msg = NULL;
+	if (secmap_ko_tables_new(&opts, &tables))
+		return ret;
+	secmap_ko_tables_get(tables, secmap_snapshot_module(snap, 0), &table);
+	if (table)
+		ret = dump_ko_check(secmap_snapshot_module(snap, 0), table, force, msg);
+	secmap_ko_tables_free(tables);
+	return ret;
+}
+
 TEST_F(ko, cli_check_build_ids)
 {
 	uint8_t other[20];
 	struct secmap_snapshot *snap;
-	struct secmap_ko *ko;
 	char *msg = (char *)1, want[1024], other_hex[41];
 
-	ASSERT_EQ(0, secmap_ko_open(self->ko, &ko));
 	/* Same build-id */
 	snap = fake_snapshot("fixture", self->id, self->id_len, 0);
 	ASSERT_NE(NULL, snap);
-	EXPECT_EQ(SECMAP_EXIT_OK, dump_ko_check(secmap_snapshot_module(snap, 0), self->ko, ko,
-						false, &msg));
+	EXPECT_EQ(SECMAP_EXIT_OK, check_ids(self->ko, snap, false, &msg));
 	EXPECT_EQ(NULL, msg);
 	secmap_snapshot_free(snap);
 	/* None from the kernel: nothing to compare */
 	snap = fake_snapshot("fixture", NULL, 0, 0);
-	EXPECT_EQ(SECMAP_EXIT_OK, dump_ko_check(secmap_snapshot_module(snap, 0), self->ko, ko,
-						false, &msg));
+	EXPECT_EQ(SECMAP_EXIT_OK, check_ids(self->ko, snap, false, &msg));
 	EXPECT_EQ(NULL, msg);
 	secmap_snapshot_free(snap);
 	/* Different: refused, or with --force a warning */
 	memset(other, 0xab, sizeof(other));
 	to_hex(other, sizeof(other), other_hex);
 	snap = fake_snapshot("fixture", other, sizeof(other), 0);
-	EXPECT_EQ(SECMAP_EXIT_KO_MISMATCH, dump_ko_check(secmap_snapshot_module(snap, 0),
-							 self->ko, ko, false, &msg));
+	EXPECT_EQ(SECMAP_EXIT_KO_MISMATCH, check_ids(self->ko, snap, false, &msg));
 	snprintf(want, sizeof(want), "%s does not match the loaded module fixture (build-id %s "
 		 "vs %s); use --force to use it anyway", self->ko, self->id_hex, other_hex);
 	EXPECT_STREQ(want, msg);
 	free(msg);
-	EXPECT_EQ(SECMAP_EXIT_OK, dump_ko_check(secmap_snapshot_module(snap, 0), self->ko, ko,
-						true, &msg));
+	EXPECT_EQ(SECMAP_EXIT_OK, check_ids(self->ko, snap, true, &msg));
 	snprintf(want, sizeof(want), "%s does not match the loaded module fixture (build-id %s "
 		 "vs %s); using it anyway (--force)", self->ko, self->id_hex, other_hex);
 	EXPECT_STREQ(want, msg);
@@ -1473,11 +1487,9 @@ TEST_F(ko, cli_check_build_ids)
 	/* A shorter id that is a prefix is still another id. */
 	secmap_snapshot_free(snap);
 	snap = fake_snapshot("fixture", self->id, 16, 0);
-	EXPECT_EQ(SECMAP_EXIT_KO_MISMATCH, dump_ko_check(secmap_snapshot_module(snap, 0),
-							 self->ko, ko, false, &msg));
+	EXPECT_EQ(SECMAP_EXIT_KO_MISMATCH, check_ids(self->ko, snap, false, &msg));
 	free(msg);
 	secmap_snapshot_free(snap);
-	secmap_ko_close(ko);
 	EXPECT_EQ(6, SECMAP_EXIT_KO_MISMATCH);
 	EXPECT_EQ(7, SECMAP_EXIT_NO_KO);
 }
@@ -1625,8 +1637,28 @@ static bool same_as_ko(const struct dump_ko *got, const char *ko_path, const cha
 	return same;
 }
 
+/* same_as_ko() for the cache's own rows. */
+static bool same_rows_as_ko(const struct libsecmap_ko_rows *got, const char *ko_path,
+			    const char *want_path, const struct secmap_module *mod)
+{
+	size_t i, n = secmap_module_section_count(mod);
+	struct dump_ko as_dump = { .path = got->path };
+	bool same;
+
+	as_dump.secs = calloc(n ? n : 1, sizeof(*as_dump.secs));
+	if (!as_dump.secs)
+		return false;
+	for (i = 0; i < n; i++) {
+		as_dump.secs[i].found = got->rows[i].found;
+		as_dump.secs[i].s = got->rows[i].s;
+	}
+	same = same_as_ko(&as_dump, ko_path, want_path, mod);
+	free(as_dump.secs);
+	return same;
+}
+
 /*
- * Ways to spoil a .ko cache entry (cli/ko_cache.c's layout: the header's
+ * Ways to spoil a .ko cache entry (lib/ko/ko_cache.c's layout: the header's
  * version at byte 8, section count at 12, reserved word at 28, build-id
  * at 32, the first row's "found" word at 124); each "%s" is the entry.
  */
@@ -1724,14 +1756,15 @@ TEST_F(ko, cache_bad_entries_ignored_and_rebuilt)
 	ASSERT_EQ(0, read_whole(entry, (uint8_t **)&good, &good_len));
 
 	for (i = 0; i < sizeof(cache_spoilers) / sizeof(cache_spoilers[0]); i++) {
-		struct dump_ko got;
+		struct libsecmap_ko_rows got;
 
 		ASSERT_EQ(0, run(cache_spoilers[i], entry));
 		ASSERT_EQ(0, read_whole(entry, (uint8_t **)&now, &now_len));
 		EXPECT_TRUE(now_len != good_len || memcmp(now, good, now_len))
 			TH_LOG("spoiler %zu changed nothing", i);
 		free(now);
-		EXPECT_EQ(-ENOENT, ko_cache_load(cache, secmap_snapshot_module(snap, 0), &got))
+		EXPECT_EQ(-ENOENT, libsecmap_ko_cache_load(cache, secmap_snapshot_module(snap, 0),
+							   &got))
 			TH_LOG("spoiled entry %zu was used", i);
 		/* dump reads the file and writes the entry anew. */
 		resolve_cached(snap, &s, cache, &out);
@@ -1764,8 +1797,8 @@ TEST_F(ko, cache_bad_entries_ignored_and_rebuilt)
 	{
 		struct secmap_snapshot *anon = fake_snapshot("fixture", NULL, 0, 0);
 
-		EXPECT_EQ(-EINVAL, ko_cache_store(cache, secmap_snapshot_module(anon, 0),
-						  &(struct dump_ko){ 0 }));
+		EXPECT_EQ(-EINVAL, libsecmap_ko_cache_store(cache, secmap_snapshot_module(anon, 0),
+							    &(struct libsecmap_ko_rows){ 0 }));
 		secmap_snapshot_free(anon);
 	}
 	secmap_snapshot_free(snap);
@@ -1787,6 +1820,7 @@ TEST_F(ko, cache_concurrent_writers)
 	struct resolve_out out = { 0 };
 	struct secmap_snapshot *snap;
 	char *cache = path_in(self->dir, "cache"), *kos = path_in(self->dir, "kos");
+	struct libsecmap_ko_rows rows;
 	pid_t writers[3];
 	int i, hits = 0, status, bad = 0;
 
@@ -1797,6 +1831,7 @@ TEST_F(ko, cache_concurrent_writers)
 	ASSERT_NE(NULL, snap);
 	resolve_cached(snap, &s, cache, &out);
 	ASSERT_EQ(SECMAP_EXIT_OK, out.ret);
+	ASSERT_EQ(0, libsecmap_ko_cache_load(cache, secmap_snapshot_module(snap, 0), &rows));
 
 	for (i = 0; i < 3; i++) {
 		writers[i] = fork();
@@ -1805,23 +1840,25 @@ TEST_F(ko, cache_concurrent_writers)
 			int n;
 
 			for (n = 0; n < 300; n++)
-				if (ko_cache_store(cache, secmap_snapshot_module(snap, 0), &out.kos[0]))
+				if (libsecmap_ko_cache_store(cache, secmap_snapshot_module(snap, 0),
+							     &rows))
 					_exit(1);
 			_exit(0);
 		}
 	}
 	for (i = 0; i < 2000; i++) {
-		struct dump_ko got;
-		int err = ko_cache_load(cache, secmap_snapshot_module(snap, 0), &got);
+		struct libsecmap_ko_rows got;
+		int err = libsecmap_ko_cache_load(cache, secmap_snapshot_module(snap, 0), &got);
 
 		if (err) {
 			bad += err != -ENOENT;
 			continue;
 		}
 		hits++;
-		bad += !same_as_ko(&got, self->ko, out.kos[0].path, secmap_snapshot_module(snap, 0));
+		bad += !same_rows_as_ko(&got, self->ko, out.kos[0].path,
+					secmap_snapshot_module(snap, 0));
 		free(got.path);
-		free(got.secs);
+		free(got.rows);
 	}
 	for (i = 0; i < 3; i++) {
 		ASSERT_EQ(writers[i], waitpid(writers[i], &status, 0));
@@ -1833,52 +1870,305 @@ TEST_F(ko, cache_concurrent_writers)
 	/* No temporary file left behind. */
 	EXPECT_EQ(0, run("test $(ls -A %s | wc -l) -eq 1", cache));
 	resolve_free(&out, 1);
+	free(rows.path);
+	free(rows.rows);
 	secmap_snapshot_free(snap);
 	free(cache);
 	free(kos);
 }
 
 /*
- * What secmap record (cli/record_ko.c) takes for @mod, its tables over @s
- * with the cache that $XDG_CACHE_HOME names: true if it has a table and
- * every section in it is as the .ko at @ko_path says (those the file lacks
- * absent). *@cached: the table came from the cache; *@opened: .ko files
- * opened.
+ * What secmap record takes for @mod: the library's section tables over @s
+ * with the cache that $XDG_CACHE_HOME names, as record makes them: true if
+ * it has a table and every section in it is as the .ko at @ko_path says
+ * (those the file lacks absent). *@cached: the table came from the cache;
+ * *@opened: .ko files opened.
  */
 static bool record_same_as_ko(const struct secmap_module *mod, const struct secmap_ko_search *s,
 			      const char *ko_path, size_t *cached, size_t *opened)
 {
-	struct ko_tables *tables;
-	const struct ko_table *t;
-	struct secmap_ko *ko;
+	SECMAP_OPTS(secmap_ko_tables_opts, opts, .search = s);
+	SECMAP_OPTS(secmap_ko_tables_stats, stats);
+	const struct secmap_ko_table *t, *again;
+	struct secmap_ko_tables *tables;
+	struct secmap_ko *ko = NULL;
+	char *cache_dir = NULL;
 	size_t i;
 	bool same;
 
 	*cached = *opened = 0;
-	if (ko_tables_new(s, &tables))
+	secmap_ko_cache_dir(&cache_dir);
+	opts.cache_dir = cache_dir;
+	if (secmap_ko_tables_new(&opts, &tables)) {
+		free(cache_dir);
 		return false;
-	t = ko_tables_get(tables, mod);
+	}
+	free(cache_dir);
+	same = !secmap_ko_tables_get(tables, mod, &t) && t;
 	/* Asked again: the table kept, nothing read again. */
-	same = t && ko_tables_get(tables, mod) == t && ko_tables_count(tables) == 1;
-	*cached = ko_tables_cached(tables);
-	*opened = ko_tables_opened(tables);
-	if (same && secmap_ko_open(ko_path, &ko))
+	same = same && !secmap_ko_tables_get(tables, mod, &again) && again == t;
+	if (secmap_ko_tables_stats(tables, &stats) || stats.builds != 1)
+		same = false;
+	*cached = stats.cached;
+	*opened = stats.opened;
+	if (same && (secmap_ko_table_cached(t) != (stats.cached == 1) ||
+		     secmap_ko_open(ko_path, &ko)))
 		same = false;
 	for (i = 0; same && i < secmap_module_section_count(mod); i++) {
 		const char *name = secmap_section_name(secmap_module_section(mod, i));
-		const struct secmap_ko_section *got = ko_table_section(t, name);
+		SECMAP_OPTS(secmap_ko_section, got);
 		SECMAP_OPTS(secmap_ko_section, ref);
 
 		if (secmap_ko_section(ko, name, &ref))
-			same = !got;
+			same = secmap_ko_table_section(t, name, &got) == -ENOENT;
 		else
-			same = got && got->size == ref.size && got->offset == ref.offset &&
-			       got->flags == ref.flags;
+			same = !secmap_ko_table_section(t, name, &got) && got.size == ref.size &&
+			       got.offset == ref.offset && got.flags == ref.flags &&
+			       got.nr_symbols == ref.nr_symbols;
 	}
-	if (t)
-		secmap_ko_close(ko);
-	ko_tables_free(tables);
+	secmap_ko_close(ko);
+	secmap_ko_tables_free(tables);
 	return same;
+}
+
+/* What secmap_ko_tables_opts.looked_up saw. */
+struct looked_up_log {
+	size_t calls;
+	const struct secmap_ko_table *table;
+	int err;
+};
+
+static void log_looked_up(void *ctx, const struct secmap_module *mod,
+			  const struct secmap_ko_table *table, int err)
+{
+	struct looked_up_log *log = ctx;
+
+	(void)mod;
+	log->calls++;
+	log->table = table;
+	log->err = err;
+}
+
+/* The index of section @name in @ref (@nr of them), or @nr. */
+static size_t ref_index(const struct ref_sec *ref, size_t nr, const char *name)
+{
+	size_t j = 1;
+
+	while (j < nr && strcmp(ref[j].name, name))
+		j++;
+	return j;
+}
+
+/* Each of @mod's sections in @table as libelf reads the file at @path: 0 differences. */
+static size_t table_differs(const struct secmap_ko_table *table, const struct secmap_module *mod,
+			    const char *path)
+{
+	size_t i, j, nr, bad = 0, found = 0;
+	struct ref_sec *ref;
+
+	if (ref_sections(path, &ref, &nr))
+		return 1;
+	for (i = 0; i < secmap_module_section_count(mod); i++) {
+		const char *name = secmap_section_name(secmap_module_section(mod, i));
+		SECMAP_OPTS(secmap_ko_section, got);
+		int err = secmap_ko_table_section(table, name, &got);
+
+		j = ref_index(ref, nr, name);
+		if (j == nr) {
+			bad += err != -ENOENT;
+			continue;
+		}
+		found++;
+		bad += err || got.size != ref[j].shdr.sh_size ||
+		       got.offset != ref[j].shdr.sh_offset || got.flags != ref[j].shdr.sh_flags ||
+		       got.nr_symbols != ref[j].nr_symbols;
+	}
+	free(ref);
+	return bad + !found;
+}
+
+/* A recorder's SEC_MAP records, each checked against libelf's reading of @ko. */
+struct map_check {
+	struct ref_sec *ref;
+	size_t nr_ref;
+	size_t maps, with_ko, bad;
+};
+
+static int check_map(void *ctx, const struct secmap_record *rec)
+{
+	struct map_check *c = ctx;
+	size_t j;
+
+	if (rec->type != SECMAP_REC_SEC_MAP)
+		return 0;
+	c->maps++;
+	j = ref_index(c->ref, c->nr_ref, rec->section);
+	/* Only fixture has a file. */
+	if (j == c->nr_ref || strcmp(rec->module, "fixture")) {
+		c->bad += rec->len || rec->pgoff || !(rec->flags & SECMAP_MAP_F_NO_KO);
+		return 0;
+	}
+	c->with_ko++;
+	c->bad += rec->len != c->ref[j].shdr.sh_size || rec->pgoff != c->ref[j].shdr.sh_offset ||
+		  (rec->flags & SECMAP_MAP_F_NO_KO);
+	return 0;
+}
+
+/*
+ * The library's section tables: each answer of secmap_ko_tables_get()
+ * (found, not found, another build, unreadable), the values against
+ * libelf, one lookup per build, the cache shared by a second handle, and
+ * the sized structs.
+ */
+TEST_F(ko, tables_answers)
+{
+	char *kos = path_in(self->dir, "kos"), *cache = path_in(self->dir, "tables-cache");
+	const char *paths[2] = { kos, NULL };
+	SECMAP_OPTS(secmap_ko_search, s, .release = "r", .paths = paths, .modules_root = "",
+				      .debug_root = "", .buildid_cache = "");
+	SECMAP_OPTS(secmap_ko_search, unnamed, .release = "r", .modules_root = "",
+				      .debug_root = "", .buildid_cache = "");
+	struct looked_up_log lookups = { 0 };
+	SECMAP_OPTS(secmap_ko_tables_opts, opts, .search = &s, .cache_dir = cache,
+		    .looked_up = log_looked_up, .ctx = &lookups);
+	SECMAP_OPTS(secmap_ko_tables_stats, stats);
+	SECMAP_OPTS(secmap_recorder_opts, ro, .record = check_map);
+	struct { struct secmap_ko_tables_opts o; uint64_t more; } longer = { opts, 0 };
+	struct map_check maps = { 0 };
+	struct secmap_recorder *rec;
+	struct { struct secmap_ko_tables_stats st; uint64_t more; } long_stats = { { 0 }, ~0ULL };
+	const struct secmap_ko_table *t, *again;
+	struct secmap_snapshot *snap, *other_snap, *broken;
+	struct secmap_ko_tables *tables, *warm;
+	const struct secmap_module *mod;
+	SECMAP_OPTS(secmap_ko_section, sec);
+	const uint8_t *id;
+	uint8_t other[20];
+	char *dir;
+
+	ASSERT_EQ(0, run("mkdir %s && cp %s %s/ && printf garbage > %s/broken.ko", kos, self->zst,
+			 kos, kos));
+	snap = fake_snapshot("fixture", self->id, self->id_len, 1);
+	ASSERT_NE(NULL, snap);
+	mod = secmap_snapshot_module(snap, 0);
+
+	/* Options: too short, unknown bytes set, no search. */
+	opts.sz = sizeof(size_t);
+	EXPECT_EQ(-EINVAL, secmap_ko_tables_new(&opts, &tables));
+	opts.sz = sizeof(opts);
+	longer.o.sz = sizeof(longer);
+	longer.more = 1;
+	EXPECT_EQ(-E2BIG, secmap_ko_tables_new(&longer.o, &tables));
+	EXPECT_EQ(NULL, tables);
+	longer.more = 0;
+	ASSERT_EQ(0, secmap_ko_tables_new(&longer.o, &tables));
+	secmap_ko_tables_free(tables);
+	opts.search = NULL;
+	EXPECT_EQ(-EINVAL, secmap_ko_tables_new(&opts, &tables));
+	opts.search = &s;
+	ASSERT_EQ(0, secmap_ko_tables_new(&opts, &tables));
+	ro.ko_tables = tables;
+
+	/* Found: the file's values, its build-id; asked again, nothing read again. */
+	ASSERT_EQ(0, secmap_ko_tables_get(tables, mod, &t));
+	ASSERT_NE(NULL, t);
+	EXPECT_EQ(0, table_differs(t, mod, self->ko));
+	EXPECT_NE(NULL, strstr(secmap_ko_table_path(t), "kos/fixture.ko.zst"));
+	EXPECT_EQ(self->id_len, secmap_ko_table_build_id(t, &id));
+	EXPECT_EQ(0, memcmp(id, self->id, self->id_len));
+	EXPECT_FALSE(secmap_ko_table_cached(t));
+	EXPECT_EQ(-ENOENT, secmap_ko_table_section(t, ".gnu.linkonce.this_module", &sec));
+	sec.sz = offsetof(struct secmap_ko_section, nr_symbols);
+	EXPECT_EQ(-EINVAL, secmap_ko_table_section(t, ".text", &sec));
+	ASSERT_EQ(0, secmap_ko_tables_get(tables, mod, &again));
+	EXPECT_EQ(t, again);
+	EXPECT_EQ(1, lookups.calls);
+	EXPECT_EQ(t, lookups.table);
+
+	/* A recorder given the tables: each map's length and offset are the file's. */
+	ro.ctx = &maps;
+	ASSERT_EQ(0, ref_sections(self->ko, &maps.ref, &maps.nr_ref));
+	ASSERT_EQ(0, secmap_recorder_new(&ro, &rec));
+	ASSERT_EQ(0, secmap_recorder_snapshot(rec, snap, SECMAP_RESYNC_START, SECMAP_SOURCE_SYSFS,
+					      0));
+	/* fixture's six and nosuch_mod's .text; five of fixture's in the file */
+	EXPECT_EQ(7, maps.maps);
+	EXPECT_EQ(5, maps.with_ko);
+	EXPECT_EQ(0, maps.bad);
+	secmap_recorder_free(rec);
+	free(maps.ref);
+
+	/* Not found: no table, the same answer twice, one call. */
+	EXPECT_EQ(-ENOENT, secmap_ko_tables_get(tables, secmap_snapshot_module(snap, 1), &t));
+	EXPECT_EQ(NULL, t);
+	EXPECT_EQ(-ENOENT, secmap_ko_tables_get(tables, secmap_snapshot_module(snap, 1), &t));
+	EXPECT_EQ(2, lookups.calls);
+	EXPECT_EQ(NULL, lookups.table);
+	EXPECT_EQ(-ENOENT, lookups.err);
+
+	/* Another build in the kernel: -ESTALE, with the file's table, not stored. */
+	memset(other, 0x5a, sizeof(other));
+	other_snap = fake_snapshot("fixture", other, sizeof(other), 0);
+	ASSERT_NE(NULL, other_snap);
+	EXPECT_EQ(-ESTALE, secmap_ko_tables_get(tables, secmap_snapshot_module(other_snap, 0), &t));
+	ASSERT_NE(NULL, t);
+	EXPECT_EQ(0, table_differs(t, secmap_snapshot_module(other_snap, 0), self->ko));
+	EXPECT_EQ(self->id_len, secmap_ko_table_build_id(t, &id));
+	EXPECT_EQ(-ESTALE, lookups.err);
+	EXPECT_NE(0, run("test -e %s/5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a.kotab", cache));
+
+	/* A file found that cannot be read: its error, its path, no sections. */
+	broken = fake_snapshot("broken", NULL, 0, 0);
+	ASSERT_NE(NULL, broken);
+	EXPECT_EQ(-EINVAL, secmap_ko_tables_get(tables, secmap_snapshot_module(broken, 0), &t));
+	ASSERT_NE(NULL, t);
+	EXPECT_NE(NULL, strstr(secmap_ko_table_path(t), "kos/broken.ko"));
+	EXPECT_EQ(-ENOENT, secmap_ko_table_section(t, ".text", &sec));
+
+	/* Four builds, one file each for three, one entry stored; the caller's size kept. */
+	ASSERT_EQ(0, secmap_ko_tables_stats(tables, &stats));
+	EXPECT_EQ(4, stats.builds);
+	EXPECT_EQ(0, stats.cached);
+	EXPECT_EQ(3, stats.opened);
+	EXPECT_EQ(1, stats.stored);
+	long_stats.st.sz = sizeof(long_stats);
+	ASSERT_EQ(0, secmap_ko_tables_stats(tables, &long_stats.st));
+	EXPECT_EQ(sizeof(long_stats), long_stats.st.sz);
+	EXPECT_EQ(0, long_stats.more);
+	EXPECT_EQ(4, long_stats.st.builds);
+	secmap_ko_tables_free(tables);
+
+	/* A second handle, no file named: the cache answers, no file opened. */
+	opts.search = &unnamed;
+	ASSERT_EQ(0, secmap_ko_tables_new(&opts, &warm));
+	ASSERT_EQ(0, secmap_ko_tables_get(warm, mod, &t));
+	EXPECT_TRUE(secmap_ko_table_cached(t));
+	EXPECT_EQ(0, table_differs(t, mod, self->ko));
+	EXPECT_NE(NULL, strstr(secmap_ko_table_path(t), "kos/fixture.ko.zst"));
+	ASSERT_EQ(0, secmap_ko_tables_stats(warm, &stats));
+	EXPECT_EQ(1, stats.cached);
+	EXPECT_EQ(0, stats.opened);
+	secmap_ko_tables_free(warm);
+
+	/* The shared directory: $XDG_CACHE_HOME if absolute, else $HOME's .cache. */
+	ASSERT_EQ(0, setenv("XDG_CACHE_HOME", "/x", 1));
+	ASSERT_EQ(0, secmap_ko_cache_dir(&dir));
+	EXPECT_STREQ("/x/secmap/ko", dir);
+	free(dir);
+	ASSERT_EQ(0, setenv("XDG_CACHE_HOME", "relative", 1));
+	ASSERT_EQ(0, setenv("HOME", "/h", 1));
+	ASSERT_EQ(0, secmap_ko_cache_dir(&dir));
+	EXPECT_STREQ("/h/.cache/secmap/ko", dir);
+	free(dir);
+	ASSERT_EQ(0, unsetenv("HOME"));
+	EXPECT_EQ(-ENOENT, secmap_ko_cache_dir(&dir));
+	EXPECT_EQ(NULL, dir);
+
+	secmap_snapshot_free(broken);
+	secmap_snapshot_free(other_snap);
+	secmap_snapshot_free(snap);
+	free(cache);
+	free(kos);
 }
 
 /* @path's bytes are @want's (@want_len of them). */

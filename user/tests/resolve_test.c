@@ -98,6 +98,26 @@ static size_t readelf_id(const char *dir, const char *name, uint8_t *id)
 	return n;
 }
 
+/* sh_offset of section @sec of @dir/@name.ko as readelf -SW prints it; ~0 if none. */
+static uint64_t readelf_sh_offset(const char *dir, const char *name, const char *sec)
+{
+	char cmd[512], line[512], got[128];
+	uint64_t off = ~0ULL, v;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf -SW '%s/%s.ko'", dir, name);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p)) {
+		const char *b = strchr(line, ']');
+
+		if (b && sscanf(b + 1, "%127s %*s %*s %" SCNx64, got, &v) == 2 && !strcmp(got, sec))
+			off = v;
+	}
+	if (p)
+		pclose(p);
+	return off;
+}
+
 FIXTURE(res) {
 	char dir[64];
 	char cache[80];
@@ -220,10 +240,15 @@ static uint64_t base_of(const char *section, bool second)
 static void check_all_symbols(struct __test_metadata *_metadata, FIXTURE_DATA(res) *self,
 			      uint64_t t, bool second, bool init_valid)
 {
+	static const char *const secs[] = { ".text", ".text.unlikely", ".init.text" };
 	SECMAP_OPTS(secmap_resolution, r);
+	uint64_t off, sh_off[3];
 	size_t i;
-	uint64_t off;
 
+	for (i = 0; i < 3; i++) {
+		sh_off[i] = readelf_sh_offset(self->dir, "fix", secs[i]);
+		ASSERT_NE(~0ULL, sh_off[i]) TH_LOG("readelf shows no %s", secs[i]);
+	}
 	for (i = 0; i < self->nr_syms; i++) {
 		const struct nm_sym *s = &self->syms[i];
 		bool init = !strcmp(s->section, ".init.text");
@@ -244,6 +269,9 @@ static void check_all_symbols(struct __test_metadata *_metadata, FIXTURE_DATA(re
 			ASSERT_NE(NULL, r.symbol) TH_LOG("%s+%" PRIu64 ": %s", s->name, off, r.reason);
 			ASSERT_STREQ(s->name, r.symbol);
 			ASSERT_EQ(off, r.symbol_offset);
+			/* Where the byte is in the .ko, as readelf places its section. */
+			ASSERT_EQ(sh_off[init ? 2 : strcmp(s->section, ".text") ? 1 : 0] + s->value +
+				  off, r.file_offset);
 		}
 	}
 }

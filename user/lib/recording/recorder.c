@@ -98,18 +98,25 @@ static int module_maps(struct secmap_recorder *r, const struct secmap_module *mo
 		.seq = seq,
 		.module = secmap_module_name(mod),
 	};
+	const struct secmap_ko_table *table = NULL;
 	SECMAP_OPTS(secmap_ko_section, ks);
 	bool have_ks;
 	size_t i;
 	int err;
 
 	rec.build_id_len = secmap_module_build_id(mod, &rec.build_id);
+	/* Only a table of this very build: one of another says other sizes. */
+	if (!r->opts.ko_section && r->opts.ko_tables &&
+	    secmap_ko_tables_get(r->opts.ko_tables, mod, &table))
+		table = NULL;
 	for (i = 0; i < secmap_module_section_count(mod); i++) {
 		const struct secmap_section *sec = secmap_module_section(mod, i);
 
 		rec.section = secmap_section_name(sec);
-		have_ks = r->opts.ko_section &&
-			  !r->opts.ko_section(r->opts.ctx, mod, rec.section, &ks);
+		if (r->opts.ko_section)
+			have_ks = !r->opts.ko_section(r->opts.ctx, mod, rec.section, &ks);
+		else
+			have_ks = table && !secmap_ko_table_section(table, rec.section, &ks);
 		rec.start = secmap_section_addr(sec);
 		rec.len = have_ks ? ks.size : 0;
 		rec.pgoff = have_ks ? ks.offset : 0;

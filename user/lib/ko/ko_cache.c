@@ -1,9 +1,10 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * What `secmap dump` reads from a module's .ko (each section's size, file
- * offset, flags and symbol count), kept per build-id under the user's cache
- * directory, so that the next dump neither searches for the file nor
- * decompresses it. Most of a default `dump --json` went to xz.
+ * The section tables' cache on disk (ko_tables.c): what a module's .ko
+ * says of each section (size, file offset, flags, symbol count), kept per
+ * build-id under the user's cache directory, so that the next program
+ * neither searches for the file nor decompresses it. Most of a default
+ * `secmap dump --json` went to xz.
  *
  * One file per build-id: an entry is used only when the build-id in it is
  * the loaded module's and it lists every section the module has, in the
@@ -26,8 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dump_ko.h"
-#include "secmap_cli.h"
+#include "internal.h"
 
 /*
  * An entry, little-endian throughout (a home directory may be shared by
@@ -65,20 +65,24 @@ _Static_assert(sizeof(struct entry_row) == 32, "entry row layout");
 /* An entry lists a few dozen sections: anything this big is not ours. */
 #define KO_CACHE_MAX_ENTRY	(1 << 20)
 
-char *ko_cache_dir(void)
+SECMAP_EXPORT int secmap_ko_cache_dir(char **dir)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char *dir = NULL;
+	int n;
 
+	*dir = NULL;
 	/* As the XDG base directory spec has it: a relative value is ignored. */
-	if (xdg && xdg[0] == '/') {
-		if (asprintf(&dir, "%s/secmap/ko", xdg) < 0)
-			return NULL;
-	} else if (home && home[0] == '/') {
-		if (asprintf(&dir, "%s/.cache/secmap/ko", home) < 0)
-			return NULL;
+	if (xdg && xdg[0] == '/')
+		n = asprintf(dir, "%s/secmap/ko", xdg);
+	else if (home && home[0] == '/')
+		n = asprintf(dir, "%s/.cache/secmap/ko", home);
+	else
+		return libsecmap_err(-ENOENT);
+	if (n < 0) {
+		*dir = NULL;
+		return libsecmap_err(-ENOMEM);
 	}
-	return dir;
+	return 0;
 }
 
 #define ENTRY_SUFFIX	".kotab"
@@ -115,7 +119,7 @@ static char *entry_path(const char *dir, const struct secmap_module *mod, char *
  * in the file system: a failed path walk per module, the kernel's largest
  * share of a warm dump under TCG. One listing answers those misses.
  */
-struct ko_cache_listing {
+struct libsecmap_ko_cache_listing {
 	char **names;		/* sorted by strcmp() */
 	size_t nr;
 };
@@ -125,7 +129,7 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void ko_cache_listing_free(struct ko_cache_listing *listing)
+void libsecmap_ko_cache_listing_free(struct libsecmap_ko_cache_listing *listing)
 {
 	size_t i;
 
@@ -137,9 +141,9 @@ void ko_cache_listing_free(struct ko_cache_listing *listing)
 	free(listing);
 }
 
-struct ko_cache_listing *ko_cache_list(const char *dir)
+struct libsecmap_ko_cache_listing *libsecmap_ko_cache_list(const char *dir)
 {
-	struct ko_cache_listing *l = calloc(1, sizeof(*l));
+	struct libsecmap_ko_cache_listing *l = calloc(1, sizeof(*l));
 	size_t cap = 0;
 	struct dirent *de;
 	DIR *d;
@@ -174,11 +178,11 @@ struct ko_cache_listing *ko_cache_list(const char *dir)
 	return l;
 fail:
 	closedir(d);
-	ko_cache_listing_free(l);
+	libsecmap_ko_cache_listing_free(l);
 	return NULL;
 }
 
-bool ko_cache_listed(const struct ko_cache_listing *listing, const struct secmap_module *mod)
+bool libsecmap_ko_cache_listed(const struct libsecmap_ko_cache_listing *listing, const struct secmap_module *mod)
 {
 	char name[ENTRY_NAME_MAX], *key = name;
 
@@ -216,12 +220,12 @@ static uint8_t *read_entry(const char *path, size_t *len)
 }
 
 /*
- * @buf, @len: an entry. Fill @out->secs for @mod from it; false unless it
+ * @buf, @len: an entry. Fill @out->rows for @mod from it; false unless it
  * is whole, of this version, of @mod's build-id, and lists @mod's sections
  * in @mod's order (a .ko's build gives one order).
  */
 static bool parse_entry(const uint8_t *buf, size_t len, const struct secmap_module *mod,
-			struct dump_ko *out)
+			struct libsecmap_ko_rows *out)
 {
 	size_t i, n = secmap_module_section_count(mod), id_len, rows_len;
 	const struct entry_header *h = (const void *)buf;
@@ -253,7 +257,7 @@ static bool parse_entry(const uint8_t *buf, size_t len, const struct secmap_modu
 	for (i = 0; i < n; i++) {
 		const char *name = secmap_section_name(secmap_module_section(mod, i));
 		const char *nul = memchr(names, '\0', (size_t)(end - names));
-		struct dump_ko_sec *sec = &out->secs[i];
+		struct libsecmap_ko_row *sec = &out->rows[i];
 		uint32_t found = le32toh(rows[i].found);
 
 		if (!nul || strcmp(names, name) || found > 1)
@@ -274,7 +278,8 @@ static bool parse_entry(const uint8_t *buf, size_t len, const struct secmap_modu
 	return true;
 }
 
-int ko_cache_load(const char *dir, const struct secmap_module *mod, struct dump_ko *out)
+int libsecmap_ko_cache_load(const char *dir, const struct secmap_module *mod,
+			    struct libsecmap_ko_rows *out)
 {
 	char *hex, *path = entry_path(dir, mod, &hex);
 	uint8_t *buf = NULL;
@@ -286,8 +291,8 @@ int ko_cache_load(const char *dir, const struct secmap_module *mod, struct dump_
 		buf = read_entry(path, &len);
 	if (!buf)
 		goto out;
-	out->secs = calloc(secmap_module_section_count(mod) ?: 1, sizeof(*out->secs));
-	if (!out->secs) {
+	out->rows = calloc(secmap_module_section_count(mod) ?: 1, sizeof(*out->rows));
+	if (!out->rows) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -295,7 +300,7 @@ int ko_cache_load(const char *dir, const struct secmap_module *mod, struct dump_
 	if (parse_entry(buf, len, mod, out))
 		err = out->path ? 0 : -ENOMEM;
 	if (err) {
-		free(out->secs);
+		free(out->rows);
 		memset(out, 0, sizeof(*out));
 	}
 out:
@@ -329,7 +334,7 @@ static int make_dirs(const char *dir)
 }
 
 /* @mod's entry from @ko, malloc()ed into *@buf, *@len bytes; 0 or -errno. */
-static int encode_entry(const struct secmap_module *mod, const struct dump_ko *ko,
+static int encode_entry(const struct secmap_module *mod, const struct libsecmap_ko_rows *ko,
 			uint8_t **buf, size_t *len)
 {
 	size_t i, n = secmap_module_section_count(mod), path_len, names_len = 0, id_len;
@@ -358,7 +363,7 @@ static int encode_entry(const struct secmap_module *mod, const struct dump_ko *k
 	memcpy(h->build_id, id, id_len);
 	rows = (struct entry_row *)(h + 1);
 	for (i = 0; i < n; i++) {
-		const struct dump_ko_sec *sec = &ko->secs[i];
+		const struct libsecmap_ko_row *sec = &ko->rows[i];
 
 		if (!sec->found)
 			continue;
@@ -386,7 +391,8 @@ static int encode_entry(const struct secmap_module *mod, const struct dump_ko *k
 	return 0;
 }
 
-int ko_cache_store(const char *dir, const struct secmap_module *mod, const struct dump_ko *ko)
+int libsecmap_ko_cache_store(const char *dir, const struct secmap_module *mod,
+			     const struct libsecmap_ko_rows *ko)
 {
 	char *hex, *path = entry_path(dir, mod, &hex), *tmp = NULL;
 	uint8_t *buf = NULL;
