@@ -30,6 +30,9 @@ check "lib/libsecmap.so.1" test -f "$p/lib/libsecmap.so.1"
 check "lib/libsecmap.so -> libsecmap.so.1" test "$(readlink "$p/lib/libsecmap.so")" = libsecmap.so.1
 check "lib/libsecmap.a" test -f "$p/lib/libsecmap.a"
 check "include/secmap/secmap.h" cmp -s "$top/user/include/secmap.h" "$p/include/secmap/secmap.h"
+for part in "$top"/user/include/secmap/*.h; do
+	check "include/secmap/${part##*/}" cmp -s "$part" "$p/include/secmap/${part##*/}"
+done
 check "include/secmap/linux/secmap.h (uapi)" \
 	cmp -s "$top/uapi/linux/secmap.h" "$p/include/secmap/linux/secmap.h"
 check "include/secmap/linux/secmap_record.h (uapi)" \
