@@ -659,12 +659,16 @@ static inline int data_next(struct secmap_perf_data *pd, struct secmap_perf_reco
 	return 1;
 }
 
-/* For a caller built against an older or newer header than this library. */
-static int __attribute__((noinline)) data_next_sized(struct secmap_perf_data *pd,
-						     struct secmap_perf_record *rec)
+/*
+ * For a caller built against an older or newer header than this library:
+ * through a record of this library's size, so that the walk above is
+ * inlined once (twice, gcc kept next_raw() out of line: 20% on a report).
+ */
+static int __attribute__((noinline, cold)) data_next_sized(struct secmap_perf_data *pd,
+							   struct secmap_perf_record *rec)
 {
 	struct secmap_perf_record r = { .sz = sizeof(r) };
-	int ret = data_next(pd, &r);
+	int ret = secmap_perf_data_next(pd, &r);
 
 	if (ret == 1)
 		libsecmap_struct_out(rec, 0, &r, sizeof(r));

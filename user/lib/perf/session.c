@@ -304,12 +304,15 @@ static int read_chain(struct secmap_session *w, const struct secmap_perf_record 
 
 static int read_sample(struct secmap_session *w, struct secmap_sample *s, struct secmap_frame *own)
 {
-	SECMAP_OPTS(secmap_perf_record, rec);
 	static const struct event_info no_event = { .period = 1 };
+	struct secmap_perf_record rec;
 	const struct event_info *ev;
 	struct task *t;
 	uint64_t time;
 	int ret;
+
+	/* Not zeroed per sample: the reader sets every field (reset_record(), perf_decode.c). */
+	rec.sz = sizeof(rec);
 
 	while ((ret = secmap_perf_data_next(w->pd, &rec)) == 1) {
 		switch (rec.kind) {

@@ -373,20 +373,19 @@ answer(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
 
 /*
  * secmap_resolve() for a caller built against an older or newer header:
- * out of line, so that the common case stays as short as it was.
+ * out of line, and through an answer of this library's size, so that
+ * answer() is inlined once and the common case stays as short as it was.
  */
 static int __attribute__((noinline, cold))
 resolve_sized(const struct secmap_resolver *res, uint64_t addr, uint64_t time,
 	      struct secmap_resolution *out)
 {
 	SECMAP_OPTS(secmap_resolution, r);
-	size_t ksym_hint = SIZE_MAX;
 	int ret;
 
 	if (out->sz < SECMAP_RESOLUTION_SZ_1_0)
 		return libsecmap_err(-EINVAL);
-	ret = answer(res, addr, time, index_find(&res->sections, addr, time, false), &ksym_hint,
-		     &r);
+	ret = secmap_resolve(res, addr, time, &r);
 	libsecmap_struct_out(out, SECMAP_RESOLUTION_SZ_1_0, &r, sizeof(r));
 	return ret;
 }
