@@ -56,12 +56,6 @@ static void inject_usage(FILE *f)
 		bin_name, bin_name);
 }
 
-/* @size bytes at @off, all of them; false on a short file or an error. */
-static bool read_at(int fd, void *buf, size_t size, uint64_t off)
-{
-	return pread(fd, buf, size, (off_t)off) == (ssize_t)size;
-}
-
 /*
  * What is wrong with the perf.data input, given libsecmap's @err (the
  * library's reason, from the parser that refused it); NULL when @err is
@@ -109,14 +103,21 @@ static int validate_file(const char *path)
 static int read_recording(const char *path, void **buf, size_t *len, bool *from_perf,
 			  int *checked)
 {
-	char magic[8] = "";
 	struct stat st;
 	size_t done = 0;
 	uint8_t *b;
 	ssize_t n;
 	int fd, err = 0;
 
-	*from_perf = false;
+	/*
+	 * The library tells a perf.data by its magic: -EINVAL is "no
+	 * perf.data" (or no regular file, said again below).
+	 */
+	err = secmap_perf_read_recording(path, buf, len);
+	*from_perf = err != -EINVAL;
+	if (*from_perf)
+		return err;
+	err = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
@@ -126,12 +127,6 @@ static int read_recording(const char *path, void **buf, size_t *len, bool *from_
 	}
 	if (!S_ISREG(st.st_mode)) {
 		err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		goto out;
-	}
-	if (read_at(fd, magic, sizeof(magic), 0) && (!memcmp(magic, "PERFILE2", 8) ||
-						     !memcmp(magic, "2ELIFREP", 8))) {
-		*from_perf = true;
-		err = secmap_perf_read_recording(path, buf, len);
 		goto out;
 	}
 	if ((uint64_t)st.st_size > SECMAP_RECORDING_MAX) {

@@ -596,6 +596,8 @@ int libsecmap_out_finish(struct libsecmap_out *o, int err, const struct stat *ti
  * (feature section 255 is not a recording), -EBADMSG, or a parse error.
  */
 int libsecmap_perf_recording_range(int fd, uint64_t *off, uint64_t *size);
+/* Whether @buf starts with a perf.data file's magic, in either byte order (perf_file.c). */
+bool libsecmap_perf_magic(const uint8_t *buf, size_t len);
 
 /* XXH3-128 of @len bytes of @fd at @off, read through a buffer: low, high. */
 int libsecmap_hash_range(int fd, uint64_t off, uint64_t len, uint64_t hash[2]);

@@ -48,6 +48,11 @@
 #define PERF_MAGIC_SWAPPED	"2ELIFREP"	/* written on a host of the other byte order */
 #define PERF_MAGIC_V1		"PERFFILE"	/* perf's first format */
 #define PERF_MAGIC_V1_SWAPPED	"ELIFFREP"
+
+bool libsecmap_perf_magic(const uint8_t *buf, size_t len)
+{
+	return len >= 8 && (!memcmp(buf, PERF_MAGIC, 8) || !memcmp(buf, PERF_MAGIC_SWAPPED, 8));
+}
 #define PERF_PIPE_HEADER_SIZE	16	/* magic and size only: no attrs, no features */
 #define PERF_OLD_HEADER_SIZE	72	/* before adds_features existed */
 #define PERF_ATTR_SIZE_VER0	64	/* the smallest perf_event_attr */

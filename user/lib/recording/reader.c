@@ -366,11 +366,6 @@ SECMAP_EXPORT int secmap_reader_from_buffer(const void *buf, size_t len,
 	return err ? libsecmap_err(err) : 0;
 }
 
-static bool is_perf_data(const uint8_t *buf, size_t len)
-{
-	return len >= 8 && (!memcmp(buf, "PERFILE2", 8) || !memcmp(buf, "2ELIFREP", 8));
-}
-
 /*
  * The recording in the regular file @fd (@file_size bytes): where it lies,
  * the whole file for a secmap.data, the range its trailer names for a
@@ -388,7 +383,7 @@ static int recording_range(int fd, uint64_t file_size, uint64_t *off, uint64_t *
 	err = libsecmap_pread_all(fd, magic, sizeof(magic), 0);
 	if (err)
 		return err;
-	if (is_perf_data(magic, sizeof(magic))) {
+	if (libsecmap_perf_magic(magic, sizeof(magic))) {
 		err = libsecmap_perf_recording_range(fd, off, size);
 		if (err)
 			return err;
