@@ -353,6 +353,19 @@ void libsecmap_ko_cache_listing_free(struct libsecmap_ko_cache_listing *listing)
  * none: -ENOENT not found, else the open's error (-EDQUOT past the pool's
  * LIBSECMAP_KO_BUDGET). *@path is the file found, or NULL.
  */
+/* Module builds in one order, for the trees keyed by them: name, then build-id. */
+static inline int libsecmap_cmp_build(const char *name_a, const uint8_t *id_a, size_t len_a,
+				      const char *name_b, const uint8_t *id_b, size_t len_b)
+{
+	int c = strcmp(name_a, name_b);
+
+	if (c)
+		return c;
+	if (len_a != len_b)
+		return len_a < len_b ? -1 : 1;
+	return len_a ? memcmp(id_a, id_b, len_a) : 0;
+}
+
 struct libsecmap_ko_pool;
 int libsecmap_ko_pool_new(struct libsecmap_ko_pool **pool);
 void libsecmap_ko_pool_free(struct libsecmap_ko_pool *pool);

@@ -52,13 +52,8 @@ void libsecmap_ko_pool_free(struct libsecmap_ko_pool *pool)
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct pool_entry *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
 
-	if (c)
-		return c;
-	if (x->id_len != y->id_len)
-		return x->id_len < y->id_len ? -1 : 1;
-	return memcmp(x->id, y->id, x->id_len);
+	return libsecmap_cmp_build(x->name, x->id, x->id_len, y->name, y->id, y->id_len);
 }
 
 /*

@@ -55,13 +55,9 @@ struct secmap_ko_tables {
 static int cmp_table(const void *a, const void *b)
 {
 	const struct secmap_ko_table *x = a, *y = b;
-	int c = strcmp(x->module, y->module);
 
-	if (c)
-		return c;
-	if (x->build_id_len != y->build_id_len)
-		return x->build_id_len < y->build_id_len ? -1 : 1;
-	return x->build_id_len ? memcmp(x->build_id, y->build_id, x->build_id_len) : 0;
+	return libsecmap_cmp_build(x->module, x->build_id, x->build_id_len, y->module, y->build_id,
+				   y->build_id_len);
 }
 
 static int cmp_sec(const void *a, const void *b)
