@@ -24,7 +24,7 @@ static void report_usage(FILE *f)
 		"perf report's overhead table, per event, with module samples on the section\n"
 		"and function that ran at their time, from the recording in PERF_DATA (put\n"
 		"there by secmap record or inject) or SECMAP_DATA. Kernel core samples from the\n"
-		"recorded kallsyms, user samples to their mapped file.\n"
+		"recorded kallsyms, user samples to the function in their mapped file.\n"
 		"\n"
 		"Options:\n"
 		"  -i, --input PERF_DATA  the samples (default perf.data)\n"

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -1467,6 +1468,116 @@ TEST(user_map_replaced_later)
 	unlink(rec_path);
 	free(d.p);
 	free(f.p);
+}
+
+/* What nm -S says of function @name in @so: its address and size; false if not listed. */
+static bool nm_function(const char *so, const char *name, uint64_t *addr, uint64_t *size)
+{
+	char cmd[512], line[512], got[256], type;
+	unsigned long long a, z;
+	bool found = false;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -S --defined-only '%s'", so);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p))
+		if (sscanf(line, "%llx %llx %c %255s", &a, &z, &type, got) == 4 &&
+		    !strcmp(got, name)) {
+			*addr = a;
+			*size = z;
+			found = true;
+		}
+	if (p)
+		pclose(p);
+	return found;
+}
+
+/* The offset in @so of address @vaddr, by the PT_LOAD readelf -lW shows holding it; ~0 if none. */
+static uint64_t readelf_file_offset(const char *so, uint64_t vaddr)
+{
+	unsigned long long off, va, pa, filesz;
+	char cmd[512], line[512];
+	uint64_t got = ~0ULL;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf -lW '%s'", so);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p))
+		if (sscanf(line, " LOAD 0x%llx 0x%llx 0x%llx 0x%llx", &off, &va, &pa, &filesz) == 4 &&
+		    vaddr >= va && vaddr - va < filesz)
+			got = vaddr - va + off;
+	if (p)
+		pclose(p);
+	return got;
+}
+
+/*
+ * User frames named by the functions of the file mapped there, found by
+ * the offset in the file, as nm and readelf place them; C++ names shown
+ * as perf shows them; no name where the file has no function.
+ */
+TEST(user_symbols_from_the_file)
+{
+	static const char src[] =
+		"extern \"C\" int secmap_ut_alpha(int x) { return x * 3 + 1; }\n"
+		"extern \"C\" int secmap_ut_beta(int x) { return secmap_ut_alpha(x) ^ 0x55; }\n"
+		"namespace ns { template <typename T> struct box { T get(T v) const; }; }\n"
+		"template <typename T> T ns::box<T>::get(T v) const { return v + 7; }\n"
+		"template struct ns::box<long>;\n";
+	static const char *const funcs[][2] = {
+		{ "secmap_ut_alpha", "secmap_ut_alpha" },
+		{ "secmap_ut_beta", "secmap_ut_beta" },
+		{ "_ZNK2ns3boxIlE3getEl", "ns::box<long>::get" },
+	};
+	char dir[] = "/tmp/perf_data_test.so.XXXXXX", cmd[512], so[64];
+	uint64_t base = 0x7f1200000000ULL, addr[3], size, off[3];
+	const struct secmap_sample *smp;
+	struct walk_files files;
+	struct bytes d = { 0 };
+	struct sample_walk *w;
+	struct stat st;
+	size_t i, n = 0;
+	FILE *f;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(so, sizeof(so), "%s/libut.so", dir);
+	snprintf(cmd, sizeof(cmd), "%s/ut.cc", dir);
+	f = fopen(cmd, "w");
+	ASSERT_NE(NULL, f);
+	fputs(src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "c++ -O1 -shared -fPIC -o '%s' '%s/ut.cc' 2>&1", so, dir);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, stat(so, &st));
+	for (i = 0; i < 3; i++) {
+		ASSERT_TRUE(nm_function(so, funcs[i][0], &addr[i], &size)) TH_LOG("%s", funcs[i][0]);
+		ASSERT_LT(2, size);
+		off[i] = readelf_file_offset(so, addr[i]);
+		ASSERT_NE(~0ULL, off[i]);
+	}
+	put_mmap2(&d, 7, base, (uint64_t)st.st_size, so, 100);
+	for (i = 0; i < 3; i++)
+		put_user_sample(&d, base + off[i] + 2, 7, 7, 200 + i, 0);
+	/* The ELF header: in the file, in no function. */
+	put_user_sample(&d, base + 1, 7, 7, 300, 0);
+	ASSERT_EQ(0, open_walk(&d, 0, &files, &w));
+	while (sample_walk_next(w, &smp) == 1) {
+		ASSERT_GT(4, n);
+		EXPECT_STREQ(so, smp->frame->dso);
+		if (n < 3) {
+			ASSERT_NE(NULL, smp->frame->symbol) TH_LOG("%s", funcs[n][0]);
+			EXPECT_STREQ(funcs[n][1], smp->frame->symbol);
+			EXPECT_EQ(2, smp->frame->symbol_offset);
+		} else {
+			EXPECT_EQ(NULL, smp->frame->symbol);
+		}
+		n++;
+	}
+	EXPECT_EQ(4, n);
+	close_walk(&files, w);
+	free(d.p);
+	snprintf(cmd, sizeof(cmd), "rm -r '%s'", dir);
+	EXPECT_EQ(0, system(cmd));
 }
 
 /* Counts samples; stops the walk at @stop_at (0: never). */

@@ -99,6 +99,22 @@ ours_user() {
 			sub(/:$/, "", $i); sub(/:$/, "", $(i + 2)); print $(i + 2), $i, $(i + 3), $NF }' |
 		sort
 }
+# The same with the function: "time event ip sym+off (dso)"; C++ names hold spaces.
+perf_user_sym() {
+	perf_in "$which" script -i "${1##*/}" -F event,time,ip,sym,symoff,dso --ns 2>/dev/null |
+		awk '$NF ~ /^\(\// { sub(/:$/, "", $1); sub(/:$/, "", $2); s = $4
+			for (i = 5; i < NF; i++) s = s " " $i
+			print $2, $1, $3, s, $NF }' | sort
+}
+ours_user_sym() {
+	"$secmap" script --ns -i "$1" -m rec.data 2>/dev/null |
+		awk '$NF ~ /^\(\// {
+			for (i = 1; i < NF && $i !~ /^[0-9]+\.[0-9]+:$/; i++)
+				;
+			sub(/:$/, "", $i); sub(/:$/, "", $(i + 2)); s = $(i + 4)
+			for (j = i + 5; j < NF; j++) s = s " " $j
+			print $(i + 2), $i, $(i + 3), s, $NF }' | sort
+}
 # Sample lines of a perf script output, in its order, user symbols (at
 # addresses below the kernel's half; C++ ones hold spaces) as [unknown].
 # Runs of spaces as one: perf 7 widened the tid's column from 5 to 7, the
@@ -162,6 +178,16 @@ variant() {
 		check "report: $name: the same file for >= 99% of $(wc -l <perf.u) user samples as perf script" \
 			mostly_same perf.u ours.u
 		cmp -s perf.u ours.u || diff perf.u ours.u | head -4 | sed 's/^/# /'
+		# And the same function in it. Only by the host's perf: the sid
+		# root's perf reads the sid root's files under the recorded paths.
+		if [ "$which" = host ]; then
+			perf_user_sym "$f" | grep -v '(/tmp/perf-[0-9]*\.map)$' >perf.us
+			ours_user_sym "$f" | awk 'FILENAME == ARGV[1] { jit[$0] = 1; next }
+				!(($1 " " $2 " " $3) in jit)' jit.keys - >ours.us
+			check "report: $name: the same function for >= 99% of $(wc -l <perf.us) user samples as perf script" \
+				mostly_same perf.us ours.us
+			cmp -s perf.us ours.us || diff perf.us ours.us | head -4 | sed 's/^/# /'
+		fi
 	fi
 	# perf script's default layout, byte for byte and in time order, for
 	# each sample's first line (with its frame without -g): what
@@ -214,6 +240,21 @@ frames() {
 check "report: callchain: the same kernel frames, in order, for all $(wc -l <perf.g) samples as perf script" \
 	both_same "$(wc -l <perf.g)" perf.g ours.g
 cmp -s perf.g ours.g || diff perf.g ours.g | head -4 | sed 's/^/# /'
+# ... and every user frame's function and file, frame by frame.
+# Frames in a JIT's code (named after /tmp/perf-PID.map by perf) left out of both.
+user_frames() {
+	awk '/^\t/ { n++; if ($NF ~ /^\(\//) { s = $2; for (i = 3; i < NF; i++) s = s " " $i
+			print key, n, s, $NF }; next }
+	     { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) key = $i; n = 0 }' | sort
+}
+"$perf" script -i host-callchain.data 2>/dev/null | user_frames >perf.all
+grep '(/tmp/perf-[0-9]*\.map)$' perf.all | cut -d' ' -f1-2 >jit.frames
+grep -v '(/tmp/perf-[0-9]*\.map)$' perf.all >perf.uf
+"$secmap" script -i host-callchain.data -m rec.data 2>/dev/null | user_frames |
+	awk 'FILENAME == ARGV[1] { jit[$0] = 1; next } !(($1 " " $2) in jit)' jit.frames - >ours.uf
+check "report: callchain: the same function for >= 99% of $(wc -l <perf.uf) user frames as perf script" \
+	mostly_same perf.uf ours.uf
+cmp -s perf.uf ours.uf || diff perf.uf ours.uf | head -4 | sed 's/^/# /'
 # Recorded without kernel symbols: those of this kernel, the same build,
 # are taken instead (HOME elsewhere: no build-id cache), and said so.
 "$secmap" record -q --no-kallsyms -o nokallsyms.data -- true 2>/dev/null

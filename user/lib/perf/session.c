@@ -32,11 +32,23 @@ static size_t maps_until(const struct task *t, uint64_t time)
 	return lo;
 }
 
+/* Into @f: the file @m maps, and the function at @ip in it; 0 or -ENOMEM. */
+static int user_frame(struct secmap_session *w, const struct user_map *m, uint64_t ip,
+		      struct secmap_frame *f)
+{
+	f->module = m->path;
+	f->dso = m->path;
+	return libsecmap_user_symbol(&w->user_syms, m->path, ip - m->start + m->pgoff, &f->symbol,
+				     &f->symbol_offset);
+}
+
 /*
  * Into @f, which the caller has zeroed: the file mapped at @ip in @t at
- * @time, the latest mapping then, else the first ever there.
+ * @time, the latest mapping then, else the first ever there, and the
+ * function there. 0 or -ENOMEM.
  */
-static void resolve_user(struct task *t, uint64_t ip, uint64_t time, struct secmap_frame *f)
+static int resolve_user(struct secmap_session *w, struct task *t, uint64_t ip, uint64_t time,
+			struct secmap_frame *f)
 {
 	const struct user_map *any = NULL, *m;
 	size_t i;
@@ -45,18 +57,15 @@ static void resolve_user(struct task *t, uint64_t ip, uint64_t time, struct secm
 	f->user = true;
 	f->dso = "[unknown]";
 	if (!t)
-		return;
+		return 0;
 	/*
 	 * A task's samples mostly hit the map that answered it last, though
 	 * other tasks' samples come between (one task a CPU).
 	 */
 	if (t->last_map < t->nr_maps && time != SECMAP_TIME_ANY) {
 		m = &t->maps[t->last_map];
-		if (m->start <= ip && ip < m->end && m->time <= time && time < m->shadow) {
-			f->module = m->path;
-			f->dso = m->path;
-			return;
-		}
+		if (m->start <= ip && ip < m->end && m->time <= time && time < m->shadow)
+			return user_frame(w, m, ip, f);
 	}
 	if (t->index) {
 		size_t before = time == SECMAP_TIME_ANY ? t->nr_maps : maps_until(t, time);
@@ -78,10 +87,7 @@ static void resolve_user(struct task *t, uint64_t ip, uint64_t time, struct secm
 		if (time == SECMAP_TIME_ANY || m->time <= time)
 			break;
 	}
-	if (any) {
-		f->module = any->path;
-		f->dso = any->path;
-	}
+	return any ? user_frame(w, any, ip, f) : 0;
 }
 
 /* A kernel frame from the resolver's answer @r, or its error @err. */
@@ -203,6 +209,7 @@ SECMAP_EXPORT int secmap_session_open(const char *path, const struct secmap_sess
 		return libsecmap_err(-ENOMEM);
 	libsecmap_hashmap_init(&w->strings.map);
 	libsecmap_hashmap_init(&w->processes.by_id);
+	libsecmap_user_syms_init(&w->user_syms);
 	libsecmap_hashmap_init(&w->threads.by_id);
 	w->input = strdup(path ? path : "perf.data");
 	w->want_chain = o.flags & SECMAP_SESSION_CHAIN;
@@ -292,8 +299,8 @@ static int read_chain(struct secmap_session *w, const struct secmap_perf_record 
 			w->chain[n].dso = "[unknown]";
 		} else if (mode == CHAIN_KERNEL) {
 			add_kernel_frame(w, ip, time, &w->chain[n]);
-		} else {
-			resolve_user(t, ip, time, &w->chain[n]);
+		} else if (resolve_user(w, t, ip, time, &w->chain[n])) {
+			return -ENOMEM;
 		}
 		n++;
 	}
@@ -366,7 +373,8 @@ static int read_sample(struct secmap_session *w, struct secmap_sample *s, struct
 		if (rec.cpumode == PERF_RECORD_MISC_KERNEL) {
 			add_kernel_frame(w, rec.ip, time, own);
 		} else if (rec.cpumode == PERF_RECORD_MISC_USER) {
-			resolve_user(t, rec.ip, time, own);
+			if (resolve_user(w, t, rec.ip, time, own))
+				goto nomem;
 		} else {
 			own->ip = rec.ip;
 			own->dso = "[unknown]";
@@ -709,6 +717,7 @@ SECMAP_EXPORT void secmap_session_close(struct secmap_session *w)
 	secmap_perf_data_close(w->pd);
 	free(w->input);
 	free(w->events);
+	libsecmap_user_syms_free(&w->user_syms);
 	walk_free_interned(&w->strings);
 	walk_free_tasks(&w->processes);
 	walk_free_tasks(&w->threads);

@@ -29,11 +29,32 @@ struct interned {
 
 struct user_map {
 	uint64_t start, end;
+	uint64_t pgoff;		/* the file offset mapped at @start */
 	uint64_t time;		/* when it was mapped (0: unknown, before all) */
 	uint64_t shadow;	/* when a later map overlapping it was made */
 	const char *path;
 	size_t seq;		/* order among equal times: the later one wins */
 };
+
+/*
+ * User-space symbols (user_syms.c): per file the session's maps name (by
+ * interned path), its functions, read on the first frame in it.
+ */
+struct user_file;
+struct libsecmap_user_syms {
+	struct libsecmap_hashmap by_path;	/* items index @files */
+	struct user_file **files;
+	size_t nr_files, cap_files;
+	struct user_file *last;			/* the one asked for last */
+};
+void libsecmap_user_syms_init(struct libsecmap_user_syms *u);
+void libsecmap_user_syms_free(struct libsecmap_user_syms *u);
+/*
+ * The function at @file_offset in the file at @path (interned): *@name
+ * (NULL: none known) and the offset into it. 0, or -ENOMEM.
+ */
+int libsecmap_user_symbol(struct libsecmap_user_syms *u, const char *path, uint64_t file_offset,
+			  const char **name, uint64_t *offset);
 
 struct comm_at {
 	uint64_t time;
@@ -83,6 +104,7 @@ struct secmap_session {
 	const struct secmap_resolver *res;
 	bool want_chain;
 	struct interned strings;
+	struct libsecmap_user_syms user_syms;
 	struct task_table processes;	/* by pid: maps */
 	struct task_table threads;	/* by tid: names */
 	/* Maps FORKs copied, against a budget from the maps the file has. */

@@ -97,6 +97,7 @@ static int add_user_map(struct secmap_session *w, const struct secmap_perf_recor
 	w->nr_own_maps++;
 	maps[t->nr_maps].start = rec->start;
 	maps[t->nr_maps].end = rec->start + rec->len;
+	maps[t->nr_maps].pgoff = rec->pgoff;
 	maps[t->nr_maps].time = rec->fields & PERF_SAMPLE_TIME ? rec->time : 0;
 	maps[t->nr_maps].path = path;
 	t->nr_maps++;
