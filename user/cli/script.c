@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../lib/hashmap.h"
+#include "sample_filter.h"
 #include "samples.h"
 
 static void script_usage(FILE *f)
@@ -33,6 +34,7 @@ static void script_usage(FILE *f)
 		"      --ko-path PATH     look for .ko files in PATH first (repeatable)\n"
 		"      --force            use a .ko whose build-id differs from the recorded one\n"
 		"      --no-ko            sections only: read no .ko\n"
+		SAMPLE_FILTER_HELP
 		"  -q, --quiet            no warnings about missing .ko files\n"
 		"  -h, --help             show this help\n",
 		bin_name);
@@ -167,6 +169,7 @@ int do_script(int argc, char **argv)
 	enum { OPT_NS = 0x300 };
 	static const struct option opts[] = {
 		RESOLVER_LONG_OPTIONS,
+		SAMPLE_FILTER_LONG_OPTIONS,
 		{ "ns",		no_argument, NULL, OPT_NS },
 		{ "folded",	no_argument, NULL, 'F' },
 		{ "quiet",	no_argument, NULL, 'q' },
@@ -174,6 +177,7 @@ int do_script(int argc, char **argv)
 		{ 0 }
 	};
 	struct resolver_args args = { 0 };
+	struct sample_filter filter = { 0 };
 	struct sample_walk *w = NULL;
 	struct folded fold = { 0 };
 	bool ns = false, folded = false;
@@ -200,6 +204,11 @@ int do_script(int argc, char **argv)
 			args.quiet = true;
 			continue;
 		}
+		ret = sample_filter_option(&filter, opt, optarg);
+		if (ret > 0)
+			goto out;
+		if (!ret)
+			continue;
 		ret = resolver_option(&args, opt, optarg);
 		if (ret > 0)
 			goto out;
@@ -219,6 +228,8 @@ int do_script(int argc, char **argv)
 	while ((err = sample_walk_next(w, &s)) == 1) {
 		FILE *m;
 
+		if (!sample_filter_match(&filter, s))
+			continue;
 		if (!folded) {
 			print_sample(stdout, s, sample_walk_event_name(w, s->event), ns);
 			continue;
@@ -272,6 +283,7 @@ out:
 	libsecmap_hashmap_free(&fold.by_line);
 	free(line);
 	resolver_args_free(&args);
+	sample_filter_free(&filter);
 	return ret;
 nomem:
 	p_err("script: out of memory");

@@ -44,6 +44,18 @@ check "report --force=1: names --force" \
 	fails 2 "option '--force' takes no value" report --force=1
 check "script --no-ko=yes: names --no-ko" \
 	fails 2 "option '--no-ko' takes no value" script --no-ko=yes
+# perf's sample filters: values as perf takes them, or one line and exit 2.
+check "script --pid abc: a list of process ids expected" \
+	fails 2 "--pid: a comma-separated list of process ids expected, not 'abc'" script --pid abc
+check "script --tid 5,: a list of thread ids expected" \
+	fails 2 "--tid: a comma-separated list of thread ids expected" script --tid 5,
+check "script --cpu 3-1: a backward range refused" \
+	fails 2 "--cpu: a list of CPUs and ranges" script --cpu 3-1
+check "script --cpu 4096: past the CPUs a map holds" \
+	fails 2 "--cpu: a list of CPUs and ranges" script --cpu 4096
+check "script --comm '': no name" fails 2 "--comm: a comma-separated list" script --comm ''
+check "script --pid without a value: needs a value" \
+	fails 2 "option '--pid' needs a value" script --pid
 check "dump --bogus: unknown option, as typed" \
 	fails 2 "unknown option '--bogus'" dump --bogus
 check "dump -Z: unknown short option" \

@@ -226,6 +226,21 @@ for which in $perfs; do
 done
 which=host
 
+# perf's filters on the two-thread recording: the samples perf script keeps,
+# in its layout, for each filter and for two at once.
+read -r wpid wtid < <("$perf" script -i host-threads.data -F comm,pid,tid 2>/dev/null |
+	awk '$1 == "secmap-worker" { split($2, a, "/"); print a[1], a[2]; exit }')
+for filter in "--comm secmap-worker" "--comm python3,secmap-worker" "--pid ${wpid:-0}" \
+	"--tid ${wtid:-0}" "--cpu 0" "--comm python3 --cpu 0-1"; do
+	# shellcheck disable=SC2086
+	"$perf" script -i host-threads.data $filter 2>/dev/null | heads >perf.f
+	# shellcheck disable=SC2086
+	"$secmap" script -i host-threads.data -m rec.data $filter 2>/dev/null | heads >ours.f
+	check "script $filter: the $(wc -l <perf.f) samples perf script keeps, as it lays them out" \
+		same_heads perf.f ours.f
+	cmp -s perf.f ours.f || diff perf.f ours.f | head -4 | sed 's/^/# /'
+done
+
 # -g: every frame of every sample, kernel ones named as perf names them.
 # Samples are keyed by time (perf script sorts them by it; secmap script
 # keeps the file's order).

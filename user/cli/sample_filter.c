@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf's sample filters (--comm, --pid, --tid, --cpu) for secmap script:
+ * the lists parsed as perf parses them, each sample matched against them.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sample_filter.h"
+
+/* @arg's comma-separated names, appended to @f->comms. */
+static int add_comms(struct sample_filter *f, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		char **c = realloc(f->comms, (f->nr_comms + 1) * sizeof(*c));
+
+		if (!c) {
+			err = -ENOMEM;
+			break;
+		}
+		f->comms = c;
+		f->comms[f->nr_comms] = strdup(tok);
+		if (!f->comms[f->nr_comms])
+			err = -ENOMEM;
+		else
+			f->nr_comms++;
+	}
+	free(copy);
+	return err;
+}
+
+/* A whole decimal number in [@min, @max] at @s up to @end (NULL: its end). */
+static bool parse_num(const char *s, const char **end, long min, long max, long *out)
+{
+	char *e;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*out = strtol(s, &e, 10);
+	if (errno || *out < min || *out > max)
+		return false;
+	*end = e;
+	return true;
+}
+
+/* @arg's comma-separated ids, appended to *@ids. */
+static int add_ids(int32_t **ids, size_t *nr, const char *arg)
+{
+	const char *p = arg, *end;
+	long v;
+
+	for (;;) {
+		int32_t *n;
+
+		if (!parse_num(p, &end, 0, INT32_MAX, &v) || (*end && *end != ','))
+			return -EINVAL;
+		n = realloc(*ids, (*nr + 1) * sizeof(**ids));
+		if (!n)
+			return -ENOMEM;
+		*ids = n;
+		(*ids)[(*nr)++] = (int32_t)v;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+/* @arg's CPUs ("0-2,5") into @f->cpus. */
+static int add_cpus(struct sample_filter *f, const char *arg)
+{
+	const char *p = arg, *end;
+	long lo, hi, c;
+
+	if (!f->cpus) {
+		f->cpus = calloc(SAMPLE_FILTER_MAX_CPU / 64, sizeof(*f->cpus));
+		if (!f->cpus)
+			return -ENOMEM;
+	}
+	for (;;) {
+		if (!parse_num(p, &end, 0, SAMPLE_FILTER_MAX_CPU - 1, &lo))
+			return -EINVAL;
+		hi = lo;
+		if (*end == '-' &&
+		    (!parse_num(end + 1, &end, lo, SAMPLE_FILTER_MAX_CPU - 1, &hi)))
+			return -EINVAL;
+		if (*end && *end != ',')
+			return -EINVAL;
+		for (c = lo; c <= hi; c++)
+			f->cpus[c / 64] |= 1ULL << (c % 64);
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_comm(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sample_filter_option(struct sample_filter *f, int opt, const char *arg)
+{
+	const char *what;
+	int err;
+
+	switch (opt) {
+	case FILTER_OPT_COMM:
+		what = "--comm: a comma-separated list of thread names";
+		err = *arg ? add_comms(f, arg) : -EINVAL;
+		break;
+	case FILTER_OPT_PID:
+		what = "--pid: a comma-separated list of process ids";
+		err = add_ids(&f->pids, &f->nr_pids, arg);
+		break;
+	case FILTER_OPT_TID:
+		what = "--tid: a comma-separated list of thread ids";
+		err = add_ids(&f->tids, &f->nr_tids, arg);
+		break;
+	case FILTER_OPT_CPU:
+		what = "--cpu: a list of CPUs and ranges, as 0-2,5";
+		err = add_cpus(f, arg);
+		break;
+	default:
+		return -1;
+	}
+	if (!err) {
+		/* Sorted: a sample is looked up in log time, however long the lists. */
+		qsort(f->comms, f->nr_comms, sizeof(*f->comms), cmp_comm);
+		qsort(f->pids, f->nr_pids, sizeof(*f->pids), cmp_id);
+		qsort(f->tids, f->nr_tids, sizeof(*f->tids), cmp_id);
+		return 0;
+	}
+	if (err == -ENOMEM) {
+		p_err("%s", strerror(ENOMEM));
+		return SECMAP_EXIT_FAILURE;
+	}
+	p_err("%s expected, not '%s'", what, text_safe(arg));
+	return SECMAP_EXIT_USAGE;
+}
+
+static bool has_id(const int32_t *ids, size_t nr, int32_t id)
+{
+	return bsearch(&id, ids, nr, sizeof(*ids), cmp_id);
+}
+
+bool sample_filter_match(const struct sample_filter *f, const struct secmap_sample *s)
+{
+	if (f->nr_pids && !has_id(f->pids, f->nr_pids, s->pid))
+		return false;
+	if (f->nr_tids && !has_id(f->tids, f->nr_tids, s->tid))
+		return false;
+	/* A sample without a CPU is on none of them. */
+	if (f->cpus && (!s->has_cpu || s->cpu >= SAMPLE_FILTER_MAX_CPU ||
+			!(f->cpus[s->cpu / 64] & (1ULL << (s->cpu % 64)))))
+		return false;
+	if (!f->nr_comms)
+		return true;
+	return s->comm && bsearch(&s->comm, f->comms, f->nr_comms, sizeof(*f->comms), cmp_comm);
+}
+
+void sample_filter_free(struct sample_filter *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr_comms; i++)
+		free(f->comms[i]);
+	free(f->comms);
+	free(f->pids);
+	free(f->tids);
+	free(f->cpus);
+	memset(f, 0, sizeof(*f));
+}

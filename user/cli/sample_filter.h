@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * perf's sample filters, with its option names and list syntax:
+ * --comm NAME[,NAME...], --pid PID[,PID...], --tid TID[,TID...],
+ * --cpu CPU[-CPU][,...]. A sample passes when it matches every filter
+ * given (and one entry of each list).
+ */
+#ifndef SECMAP_SAMPLE_FILTER_H
+#define SECMAP_SAMPLE_FILTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "secmap_cli.h"
+
+enum {
+	FILTER_OPT_COMM = 0x400,
+	FILTER_OPT_PID,
+	FILTER_OPT_TID,
+	FILTER_OPT_CPU,
+};
+
+#define SAMPLE_FILTER_LONG_OPTIONS \
+	{ "comm",	required_argument, NULL, FILTER_OPT_COMM }, \
+	{ "pid",	required_argument, NULL, FILTER_OPT_PID }, \
+	{ "tid",	required_argument, NULL, FILTER_OPT_TID }, \
+	{ "cpu",	required_argument, NULL, FILTER_OPT_CPU }
+
+#define SAMPLE_FILTER_HELP \
+	"      --comm COMMS       only samples of these thread names (comma-separated)\n" \
+	"      --pid PIDS         only samples of these processes (comma-separated)\n" \
+	"      --tid TIDS         only samples of these threads (comma-separated)\n" \
+	"      --cpu CPUS         only samples on these CPUs (\"0-2,5\")\n"
+
+/* The most CPUs a --cpu list may name, as perf's own maps go. */
+#define SAMPLE_FILTER_MAX_CPU	4096
+
+struct sample_filter {
+	char **comms;
+	size_t nr_comms;
+	int32_t *pids, *tids;
+	size_t nr_pids, nr_tids;
+	uint64_t *cpus;		/* a bitmap of SAMPLE_FILTER_MAX_CPU bits, or NULL */
+};
+
+/*
+ * 0: @opt was one of SAMPLE_FILTER_LONG_OPTIONS, taken; -1: not one of
+ * them; else an exit code, the error reported in one line.
+ */
+int sample_filter_option(struct sample_filter *f, int opt, const char *arg);
+bool sample_filter_match(const struct sample_filter *f, const struct secmap_sample *s);
+void sample_filter_free(struct sample_filter *f);
+
+#endif /* SECMAP_SAMPLE_FILTER_H */
