@@ -164,6 +164,38 @@ static void fold_frame(FILE *m, const struct secmap_frame *f)
 		fputs("_[k]", m);
 }
 
+/*
+ * @s's stack, "comm;outermost;...;innermost", counted in @fold. @line
+ * is a buffer kept from one sample to the next. 0 or -ENOMEM.
+ */
+static int fold_sample(struct folded *fold, const struct secmap_sample *s, char **line,
+		       size_t *line_len)
+{
+	size_t i;
+	FILE *m;
+
+	/* Each open_memstream() makes a new buffer: the last one's is ours to free. */
+	free(*line);
+	*line = NULL;
+	m = open_memstream(line, line_len);
+	if (!m)
+		return -ENOMEM;
+	fold_text(m, s->comm);
+	/* Outermost first. */
+	if (s->nr_chain) {
+		for (i = s->nr_chain; i-- > 0;) {
+			fputc(';', m);
+			fold_frame(m, secmap_frame_at(s->chain, i));
+		}
+	} else {
+		fputc(';', m);
+		fold_frame(m, s->frame);
+	}
+	if (fclose(m) || folded_add(fold, *line, *line_len))
+		return -ENOMEM;
+	return 0;
+}
+
 int do_script(int argc, char **argv)
 {
 	enum { OPT_NS = 0x300 };
@@ -226,32 +258,11 @@ int do_script(int argc, char **argv)
 	if (!w)
 		goto out;
 	while ((err = sample_walk_next(w, &s)) == 1) {
-		FILE *m;
-
 		if (!sample_filter_match(&filter, s))
 			continue;
-		if (!folded) {
+		if (!folded)
 			print_sample(stdout, s, sample_walk_event_name(w, s->event), ns);
-			continue;
-		}
-		/* Each open_memstream() makes a new buffer: the last one's is ours to free. */
-		free(line);
-		line = NULL;
-		m = open_memstream(&line, &line_len);
-		if (!m)
-			goto nomem;
-		fold_text(m, s->comm);
-		/* Outermost first. */
-		if (s->nr_chain) {
-			for (i = s->nr_chain; i-- > 0;) {
-				fputc(';', m);
-				fold_frame(m, secmap_frame_at(s->chain, i));
-			}
-		} else {
-			fputc(';', m);
-			fold_frame(m, s->frame);
-		}
-		if (fclose(m) || folded_add(&fold, line, line_len))
+		else if (fold_sample(&fold, s, &line, &line_len))
 			goto nomem;
 	}
 	if (err < 0) {
