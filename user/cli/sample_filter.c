@@ -140,9 +140,12 @@ int sample_filter_option(struct sample_filter *f, int opt, const char *arg)
 	}
 	if (!err) {
 		/* Sorted: a sample is looked up in log time, however long the lists. */
-		qsort(f->comms, f->nr_comms, sizeof(*f->comms), cmp_comm);
-		qsort(f->pids, f->nr_pids, sizeof(*f->pids), cmp_id);
-		qsort(f->tids, f->nr_tids, sizeof(*f->tids), cmp_id);
+		if (f->nr_comms)
+			qsort(f->comms, f->nr_comms, sizeof(*f->comms), cmp_comm);
+		if (f->nr_pids)
+			qsort(f->pids, f->nr_pids, sizeof(*f->pids), cmp_id);
+		if (f->nr_tids)
+			qsort(f->tids, f->nr_tids, sizeof(*f->tids), cmp_id);
 		return 0;
 	}
 	if (err == -ENOMEM) {
