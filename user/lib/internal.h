@@ -504,6 +504,7 @@ int libsecmap_dump_retry(int (*once)(void *arg, struct secmap_snapshot *snap), v
  */
 #define LIBSECMAP_PERF_HEADER_SIZE	104
 #define LIBSECMAP_PERF_FEAT_BITS	256
+#define HEADER_BUILD_ID			2	/* feature bit: the build-id table */
 
 struct libsecmap_perf_range {
 	uint64_t offset;

@@ -312,6 +312,22 @@ struct secmap_frame {
 	uint64_t symbol_offset;
 	uint64_t section_offset;
 	bool user;
+	/*
+	 * Where @ip is in its file, as a symbol server or perf's own
+	 * "dso-relative" addresses see it: for a user frame the map's pgoff
+	 * plus the distance from its start, for a module frame the offset
+	 * in the .ko (its section's sh_offset plus @section_offset; 0 when
+	 * that was not known). 0 for the core kernel and unknown frames.
+	 */
+	uint64_t file_offset;
+	/*
+	 * The mapping @ip is in: a user file's mmap, a module section as
+	 * loaded (@map_end 0: its end is not known here). 0 when none.
+	 */
+	uint64_t map_start, map_end;
+	/* The build-id of the file named: a user file's own, a module's recorded one. */
+	const uint8_t *build_id;
+	size_t build_id_len;
 };
 
 struct secmap_sample {

@@ -114,11 +114,26 @@ struct secmap_perf_data {
 	uint64_t dtotal;		/* bytes decompressed so far, all batches */
 	const uint8_t *rec;		/* the record being decoded */
 	bool in_batch;			/* it came out of a compressed record */
+	struct libsecmap_perf_range build_ids;	/* HEADER_BUILD_ID's section; size 0: none */
 	uint64_t chain[REC_MAX / 8];	/* a callchain put in host order */
 };
 
 /* perf_data.c */
 const struct pd_id *pd_find_id(struct secmap_perf_data *pd, uint64_t id);
+
+/*
+ * An entry of the file's build-id table (HEADER_BUILD_ID): a file perf
+ * saw samples in and its build-id, as perf record wrote them.
+ */
+struct pd_build_id {
+	int32_t pid;		/* -1: the host */
+	uint16_t misc;		/* cpumode: kernel or user */
+	const uint8_t *id;
+	size_t id_len;
+	const char *filename;	/* NUL-terminated in the table */
+};
+/* The entry at *@pos (0 first), *@pos moved past it: 1, 0 at the end, -EBADMSG. */
+int pd_next_build_id(const struct secmap_perf_data *pd, uint64_t *pos, struct pd_build_id *e);
 
 /* perf_decode.c */
 int pd_decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf_record *rec);

@@ -14,6 +14,7 @@
 
 #include <linux/perf_event.h>
 
+#include "perf_data.h"
 #include "session.h"
 
 /* How many of @t's maps were made at @time or before. */
@@ -38,8 +39,10 @@ static int user_frame(struct secmap_session *w, const struct user_map *m, uint64
 {
 	f->module = m->path;
 	f->dso = m->path;
-	return libsecmap_user_symbol(&w->user_syms, m->path, ip - m->start + m->pgoff, &f->symbol,
-				     &f->symbol_offset);
+	f->map_start = m->start;
+	f->map_end = m->end;
+	f->file_offset = m->identity ? ip : ip - m->start + m->pgoff;
+	return libsecmap_user_symbol(&w->user_syms, m->path, f->file_offset, f);
 }
 
 /*
@@ -109,6 +112,10 @@ static int kernel_frame(struct secmap_session *w, int err, const struct secmap_r
 	}
 	f->section = r->section;
 	f->section_offset = r->section_offset;
+	f->map_start = r->map_start;
+	f->file_offset = r->file_offset;
+	f->build_id = r->build_id;
+	f->build_id_len = r->build_id_len;
 	/*
 	 * The resolver's names stay put, so one pointer is one module, and a
 	 * module's samples come in runs: its dso is formatted and hashed once
@@ -189,6 +196,28 @@ static int events_info(struct secmap_session *w)
 	return 0;
 }
 
+/*
+ * The build-ids perf recorded for user files (its build-id table), so
+ * that their functions come from that build. A corrupt table ends the
+ * list where it goes wrong: the files' own symbols serve for the rest.
+ */
+static int recorded_build_ids(struct secmap_session *w)
+{
+	struct pd_build_id e;
+	uint64_t pos = 0;
+	const char *path;
+
+	while (pd_next_build_id(w->pd, &pos, &e) == 1) {
+		if ((e.misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER || e.pid != -1)
+			continue;
+		path = walk_intern(&w->strings, e.filename);
+		if (!path || libsecmap_user_syms_recorded(&w->user_syms, path, e.id, e.id_len))
+			return -ENOMEM;
+	}
+	libsecmap_reason_clear();
+	return 0;
+}
+
 SECMAP_EXPORT int secmap_session_open(const char *path, const struct secmap_session_opts *opts,
 				      struct secmap_session **sp)
 {
@@ -219,6 +248,8 @@ SECMAP_EXPORT int secmap_session_open(const char *path, const struct secmap_sess
 		w->ahead = calloc(AHEAD, sizeof(*w->ahead));
 		err = w->ahead ? events_info(w) : -ENOMEM;
 	}
+	if (!err)
+		err = recorded_build_ids(w);
 	if (!err)
 		err = walk_prescan(w);
 	if (err) {

@@ -34,6 +34,7 @@ struct user_map {
 	uint64_t shadow;	/* when a later map overlapping it was made */
 	const char *path;
 	size_t seq;		/* order among equal times: the later one wins */
+	bool identity;		/* JIT code: the "file" (/tmp/perf-PID.map) holds addresses */
 };
 
 /*
@@ -41,20 +42,39 @@ struct user_map {
  * interned path), its functions, read on the first frame in it.
  */
 struct user_file;
+#define USER_BUILD_ID_MAX	20
+/* A file's build-id as perf recorded it (HEADER_BUILD_ID). */
+struct user_recorded {
+	const char *path;	/* interned */
+	uint8_t id[USER_BUILD_ID_MAX];
+	size_t len;
+};
 struct libsecmap_user_syms {
 	struct libsecmap_hashmap by_path;	/* items index @files */
 	struct user_file **files;
 	size_t nr_files, cap_files;
 	struct user_file *last;			/* the one asked for last */
+	struct libsecmap_hashmap recorded_by_path;	/* items index @recorded */
+	struct user_recorded *recorded;
+	size_t nr_recorded, cap_recorded;
+	char *buildid_dir;	/* perf's build-id cache ($PERF_BUILDID_DIR, ~/.debug); NULL: none */
 };
 void libsecmap_user_syms_init(struct libsecmap_user_syms *u);
 void libsecmap_user_syms_free(struct libsecmap_user_syms *u);
 /*
- * The function at @file_offset in the file at @path (interned): *@name
- * (NULL: none known) and the offset into it. 0, or -ENOMEM.
+ * The build-id perf recorded for the file at @path (interned), before
+ * any frame is resolved: its functions then come from that build. 0 or
+ * -ENOMEM; a second one for a path is ignored.
+ */
+int libsecmap_user_syms_recorded(struct libsecmap_user_syms *u, const char *path,
+				 const uint8_t *id, size_t len);
+/*
+ * Into @frame (zeroed by the caller): the function at @file_offset in the
+ * file at @path (interned), if one is known, and the file's build-id. 0,
+ * or -ENOMEM.
  */
 int libsecmap_user_symbol(struct libsecmap_user_syms *u, const char *path, uint64_t file_offset,
-			  const char **name, uint64_t *offset);
+			  struct secmap_frame *frame);
 
 struct comm_at {
 	uint64_t time;

@@ -7,8 +7,10 @@
  * sample finds its task's state at its time.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <linux/perf_event.h>
 
@@ -76,18 +78,49 @@ void walk_free_tasks(struct task_table *tab)
 	libsecmap_hashmap_free(&tab->by_id);
 }
 
+/*
+ * Whether @rec maps memory no file backs, where perf looks for a JIT's
+ * symbols (in /tmp/perf-PID.map) when it is executable: perf's
+ * is_anon_memory() and is_no_dso_memory(), and its rule for MMAP
+ * records, which have no protection bits: executable unless "data".
+ */
+static bool jit_map(const struct secmap_perf_record *rec)
+{
+	static const char *const prefixes[] = { "//anon", "/dev/zero", "/anon_hugepage",
+						"[stack", "/SYSV" };
+	bool exec = rec->kind == SECMAP_PERF_REC_MMAP2 ? rec->prot & PROT_EXEC :
+		    !(rec->misc & PERF_RECORD_MISC_MMAP_DATA);
+	size_t i;
+
+	if (!exec)
+		return false;
+	if (!strcmp(rec->filename, "[heap]") ||
+	    (rec->kind == SECMAP_PERF_REC_MMAP2 && rec->flags & MAP_HUGETLB))
+		return true;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(rec->filename, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
 static int add_user_map(struct secmap_session *w, const struct secmap_perf_record *rec)
 {
 	struct task *t;
 	struct user_map *maps;
 	const char *path;
+	char jit[32];
+	bool identity;
 	int err;
 
 	/* Kernel maps (pid -1) are the recording's business. */
 	if (rec->pid < 0 || !rec->filename || rec->start + rec->len < rec->start)
 		return 0;
+	/* perf's name for JIT code, and the map's addresses as they are (the JIT's map holds those). */
+	identity = jit_map(rec);
+	if (identity)
+		snprintf(jit, sizeof(jit), "/tmp/perf-%d.map", (int)rec->pid);
 	t = walk_find_task(&w->processes, rec->pid, true);
-	path = walk_intern(&w->strings, rec->filename);
+	path = walk_intern(&w->strings, identity ? jit : rec->filename);
 	if (!t || !path)
 		return -ENOMEM;
 	err = libsecmap_grow_in(&t->maps, &t->cap_maps, t->nr_maps, sizeof(*t->maps), 4);
@@ -100,6 +133,7 @@ static int add_user_map(struct secmap_session *w, const struct secmap_perf_recor
 	maps[t->nr_maps].pgoff = rec->pgoff;
 	maps[t->nr_maps].time = rec->fields & PERF_SAMPLE_TIME ? rec->time : 0;
 	maps[t->nr_maps].path = path;
+	maps[t->nr_maps].identity = identity;
 	t->nr_maps++;
 	return 0;
 }

@@ -45,6 +45,8 @@ struct user_file {
 	size_t nr_segs;
 	char *names;
 	char *plt_names;
+	uint8_t *build_id;	/* the file's NT_GNU_BUILD_ID, for a frame's mapping */
+	size_t build_id_len;
 };
 
 /* The largest file read for symbols: no program or library comes near. */
@@ -61,8 +63,51 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 
 void libsecmap_user_syms_init(struct libsecmap_user_syms *u)
 {
+	const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+
 	memset(u, 0, sizeof(*u));
 	libsecmap_hashmap_init(&u->by_path);
+	libsecmap_hashmap_init(&u->recorded_by_path);
+	/* perf's places for its cache; none known (or no memory) is no cache. */
+	if (dir && dir[0] == '/')
+		u->buildid_dir = strdup(dir);
+	else if (home && home[0] == '/' &&
+		 asprintf(&u->buildid_dir, "%s%s.debug", home,
+			  home[strlen(home) - 1] == '/' ? "" : "/") < 0)
+		u->buildid_dir = NULL;
+}
+
+static const struct user_recorded *find_recorded(const struct libsecmap_user_syms *u,
+						 const char *path)
+{
+	uint64_t h = libsecmap_hashmap_hash_u64(&u->recorded_by_path, (uintptr_t)path);
+	struct libsecmap_hashmap_slot *s;
+
+	for (s = libsecmap_hashmap_probe(&u->recorded_by_path, h); s;
+	     s = libsecmap_hashmap_next(&u->recorded_by_path, h, s))
+		if (u->recorded[s->item].path == path)
+			return &u->recorded[s->item];
+	return NULL;
+}
+
+int libsecmap_user_syms_recorded(struct libsecmap_user_syms *u, const char *path,
+				 const uint8_t *id, size_t len)
+{
+	struct user_recorded *r;
+
+	if (!len || len > USER_BUILD_ID_MAX || find_recorded(u, path))
+		return 0;
+	if (libsecmap_grow_in(&u->recorded, &u->cap_recorded, u->nr_recorded,
+			      sizeof(*u->recorded), 64) ||
+	    libsecmap_hashmap_add(&u->recorded_by_path,
+				  libsecmap_hashmap_hash_u64(&u->recorded_by_path, (uintptr_t)path),
+				  u->nr_recorded))
+		return -ENOMEM;
+	r = &u->recorded[u->nr_recorded++];
+	r->path = path;
+	memcpy(r->id, id, len);
+	r->len = len;
+	return 0;
 }
 
 static void free_file(struct user_file *f)
@@ -71,6 +116,7 @@ static void free_file(struct user_file *f)
 	free(f->segs);
 	free(f->names);
 	free(f->plt_names);
+	free(f->build_id);
 	free(f);
 }
 
@@ -82,6 +128,9 @@ void libsecmap_user_syms_free(struct libsecmap_user_syms *u)
 		free_file(u->files[i]);
 	free(u->files);
 	libsecmap_hashmap_free(&u->by_path);
+	free(u->recorded);
+	libsecmap_hashmap_free(&u->recorded_by_path);
+	free(u->buildid_dir);
 	memset(u, 0, sizeof(*u));
 }
 
@@ -338,6 +387,23 @@ static int read_plt(Elf *elf, const struct plt *plt, uint32_t order, struct user
 }
 
 /* The functions of @mod, its PLT slots and the PT_LOAD segments of its file, into @f. */
+/* The build-id of the file the functions come from: 0 or -ENOMEM (none is no error). */
+static int read_build_id(Dwfl_Module *mod, struct user_file *f)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr);
+
+	if (len <= 0)
+		return 0;
+	f->build_id = malloc((size_t)len);
+	if (!f->build_id)
+		return -ENOMEM;
+	memcpy(f->build_id, bits, (size_t)len);
+	f->build_id_len = (size_t)len;
+	return 0;
+}
+
 static int read_module(Dwfl_Module *mod, struct user_file *f)
 {
 	int n = dwfl_module_getsymtab(mod), err;
@@ -356,6 +422,9 @@ static int read_module(Dwfl_Module *mod, struct user_file *f)
 		n = 0;
 	if (!find_plt(elf, &ehdr, &plt))
 		plt.nr = 0;
+	err = read_build_id(mod, f);
+	if (err)
+		return err;
 	f->syms = calloc((size_t)n + plt.nr + 1, sizeof(*f->syms));
 	if (!f->syms)
 		return -ENOMEM;
@@ -390,24 +459,165 @@ static bool path_ok(const char *path)
 	return true;
 }
 
-/* @path's functions; a file that cannot be read has none. 0 or -ENOMEM. */
-static int load_file(struct user_file *f)
+/*
+ * Whether @path names a JIT's symbol map as perf writes it,
+ * /tmp/perf-PID.map, and the session names JIT code after it.
+ */
+static bool is_perf_map(const char *path)
+{
+	int pid, n = 0;
+
+	return sscanf(path, "/tmp/perf-%d.map%n", &pid, &n) == 1 && n && !path[n];
+}
+
+/* One line of a perf map, "START SIZE NAME" (hex numbers), into @sym; false if it is not one. */
+static bool parse_perf_map_line(char *line, struct user_sym *sym, size_t *name_at)
+{
+	char *p = line, *end;
+
+	errno = 0;
+	sym->start = strtoull(p, &end, 16);
+	if (end == p || *end != ' ')
+		return false;
+	p = end + 1;
+	sym->end = strtoull(p, &end, 16);
+	if (end == p || *end != ' ' || errno || !end[1] || sym->start + sym->end < sym->start)
+		return false;
+	sym->end += sym->start;
+	sym->bind = STB_GLOBAL;
+	*name_at = (size_t)(end + 1 - line);
+	return true;
+}
+
+/* *@names made at least @need bytes long. */
+static int grow_names(char **names, size_t *cap, size_t need)
+{
+	size_t n = *cap ? *cap : 4096;
+	char *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*names, n);
+	if (!p)
+		return -ENOMEM;
+	*names = p;
+	*cap = n;
+	return 0;
+}
+
+/*
+ * A JIT's functions from its perf map (@fd, the file): perf's format, a
+ * line per function, its addresses as the process saw them. Lines that
+ * are not one are skipped, as perf skips them. 0 or -ENOMEM.
+ */
+static int load_perf_map(struct user_file *f, int fd)
+{
+	size_t cap = 0, len = 0, names_cap = 0, names_len = 0, i, at;
+	FILE *in = fdopen(fd, "r");
+	char *line = NULL, *names;
+	struct user_sym sym;
+	ssize_t n;
+	int err = 0;
+
+	if (!in) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((n = getline(&line, &len, in)) > 0) {
+		if (line[n - 1] == '\n')
+			line[--n] = 0;
+		if (!parse_perf_map_line(line, &sym, &at))
+			continue;
+		if (libsecmap_grow_in(&f->syms, &cap, f->nr_syms, sizeof(*f->syms), 64) ||
+		    grow_names(&f->names, &names_cap, names_len + (size_t)n - at + 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		memcpy(f->names + names_len, line + at, (size_t)n - at + 1);
+		/* The name's place for now: @names moves as it grows. */
+		sym.name = (const char *)(uintptr_t)names_len;
+		sym.order = (uint32_t)f->nr_syms;
+		names_len += (size_t)n - at + 1;
+		f->syms[f->nr_syms++] = sym;
+	}
+	free(line);
+	fclose(in);
+	names = f->names;
+	for (i = 0; i < f->nr_syms; i++)
+		f->syms[i].name = names + (uintptr_t)f->syms[i].name;
+	/* Addresses are the file's offsets: one segment, the whole space. */
+	f->segs = calloc(1, sizeof(*f->segs));
+	if (!f->segs)
+		return -ENOMEM;
+	f->segs[0] = (struct user_seg){ 0, UINT64_MAX, 0 };
+	f->nr_segs = 1;
+	if (!err)
+		sort_syms(f);
+	return err;
+}
+
+/* What a file read for @f is left with when it gave no functions. */
+static void forget_file(struct user_file *f)
+{
+	free(f->syms);
+	free(f->segs);
+	free(f->names);
+	free(f->plt_names);
+	free(f->build_id);
+	f->build_id = NULL;
+	f->build_id_len = 0;
+	f->syms = NULL;
+	f->segs = NULL;
+	f->names = f->plt_names = NULL;
+	f->nr_syms = f->nr_segs = 0;
+}
+
+/* Whether @mod's build-id is @want's (perf pads a shorter one with zeros to 20 bytes). */
+static bool same_build_id(Dwfl_Module *mod, const struct user_recorded *want)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr);
+	size_t i;
+
+	if (len <= 0 || (size_t)len > want->len || memcmp(bits, want->id, (size_t)len))
+		return false;
+	for (i = (size_t)len; i < want->len; i++)
+		if (want->id[i])
+			return false;
+	return true;
+}
+
+/*
+ * @f's functions from the file at @path: 0, -ENOENT (not a regular file
+ * there, or too large), -ESTALE (not the build @want says), -ENOMEM. A
+ * file libdwfl or libelf cannot read has no functions, and no error.
+ */
+static int load_elf(struct user_file *f, const char *path, const struct user_recorded *want)
 {
 	Dwfl_Module *mod;
 	struct stat st;
 	Dwfl *dwfl;
 	int fd, err = 0;
 
-	if (!path_ok(f->path))
-		return 0;
 	/* Never block on a FIFO, nor read a device, that a recorded path now names. */
-	fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return 0;
+		return -ENOENT;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size ||
 	    (uint64_t)st.st_size > USER_FILE_MAX) {
 		close(fd);
-		return 0;
+		return -ENOENT;
+	}
+	/* perf reads a JIT's map only if its owner or root wrote it. */
+	if (path == f->path && is_perf_map(path)) {
+		if (st.st_uid && st.st_uid != geteuid()) {
+			close(fd);
+			return 0;
+		}
+		return load_perf_map(f, fd);
 	}
 	dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!dwfl) {
@@ -415,26 +625,69 @@ static int load_file(struct user_file *f)
 		return -ENOMEM;
 	}
 	/* The file at its link-time addresses (bias 0); @fd is libdwfl's from here. */
-	mod = dwfl_report_elf(dwfl, f->path, f->path, fd, 0, true);
+	mod = dwfl_report_elf(dwfl, path, path, fd, 0, true);
 	if (!mod)
 		close(fd);
 	dwfl_report_end(dwfl, NULL, NULL);
-	if (mod)
+	if (mod && want && !same_build_id(mod, want))
+		err = -ESTALE;
+	else if (mod)
 		err = read_module(mod, f);
 	dwfl_end(dwfl);
-	/* A file libdwfl or libelf cannot read: no functions known in it. */
 	if (err && err != -ENOMEM) {
-		free(f->syms);
-		free(f->segs);
-		free(f->names);
-		free(f->plt_names);
-		f->syms = NULL;
-		f->segs = NULL;
-		f->names = f->plt_names = NULL;
-		f->nr_syms = f->nr_segs = 0;
-		err = 0;
+		forget_file(f);
+		if (err != -ESTALE)
+			err = 0;
 	}
 	return err;
+}
+
+/*
+ * perf's build-id cache's copy of the build @want: BUILDID_DIR/.build-id/
+ * ab/cdef.../elf ("vdso" for the vDSO, which perf record saves there).
+ * The name is made of the build-id's hex digits alone. malloc()ed; NULL
+ * if there is no cache or no memory.
+ */
+static char *cached_copy(const struct libsecmap_user_syms *u, const char *path,
+			 const struct user_recorded *want)
+{
+	char hex[2 * USER_BUILD_ID_MAX + 1], *p;
+	size_t i;
+
+	if (!u->buildid_dir || !want->len)
+		return NULL;
+	for (i = 0; i < want->len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", want->id[i]);
+	if (asprintf(&p, "%s/.build-id/%.2s/%s/%s", u->buildid_dir, hex, hex + 2,
+		     strcmp(path, "[vdso]") ? "elf" : "vdso") < 0)
+		return NULL;
+	return p;
+}
+
+/*
+ * @f's functions: from the file at its path when that is the build perf
+ * recorded (or perf recorded none), else from perf's build-id cache, as
+ * perf finds it on another machine or after the file changed. A file
+ * that cannot be read has none. 0 or -ENOMEM.
+ */
+static int load_file(const struct libsecmap_user_syms *u, struct user_file *f)
+{
+	const struct user_recorded *want = find_recorded(u, f->path);
+	char *copy;
+	int err = -ENOENT;
+
+	if (path_ok(f->path)) {
+		err = load_elf(f, f->path, want);
+		if (err != -ENOENT && err != -ESTALE)
+			return err;
+	}
+	if (!want)
+		return 0;
+	copy = cached_copy(u, f->path, want);
+	if (copy)
+		err = load_elf(f, copy, want);
+	free(copy);
+	return err == -ENOMEM ? err : 0;
 }
 
 /* The file @path (interned: compared by address), read on first use; NULL if out of memory. */
@@ -456,7 +709,7 @@ static struct user_file *find_file(struct libsecmap_user_syms *u, const char *pa
 	if (!f)
 		return NULL;
 	f->path = path;
-	if (load_file(f) || libsecmap_hashmap_add(&u->by_path, h, u->nr_files)) {
+	if (load_file(u, f) || libsecmap_hashmap_add(&u->by_path, h, u->nr_files)) {
 		free_file(f);
 		return NULL;
 	}
@@ -465,16 +718,16 @@ static struct user_file *find_file(struct libsecmap_user_syms *u, const char *pa
 }
 
 int libsecmap_user_symbol(struct libsecmap_user_syms *u, const char *path, uint64_t file_offset,
-			  const char **name, uint64_t *offset)
+			  struct secmap_frame *frame)
 {
 	const struct user_file *f = find_file(u, path);
 	size_t lo = 0, hi, i;
 	uint64_t addr;
 
-	*name = NULL;
-	*offset = 0;
 	if (!f)
 		return -ENOMEM;
+	frame->build_id = f->build_id;
+	frame->build_id_len = f->build_id_len;
 	for (i = 0; i < f->nr_segs; i++)
 		if (file_offset - f->segs[i].offset < f->segs[i].filesz &&
 		    file_offset >= f->segs[i].offset)
@@ -494,7 +747,7 @@ int libsecmap_user_symbol(struct libsecmap_user_syms *u, const char *path, uint6
 	}
 	if (!lo || addr >= f->syms[lo - 1].end)
 		return 0;
-	*name = f->syms[lo - 1].name;
-	*offset = addr - f->syms[lo - 1].start;
+	frame->symbol = f->syms[lo - 1].name;
+	frame->symbol_offset = addr - f->syms[lo - 1].start;
 	return 0;
 }
