@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf's sample filters (--comm, --pid, --tid, --cpu) for secmap script:
+ * perf's sample filters (--comm, --pid, --tid, --cpu, --dsos, --symbols):
  * the lists parsed as perf parses them, each sample matched against them.
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sample_filter.h"
 
-/* @arg's comma-separated names, appended to @f->comms. */
-static int add_comms(struct sample_filter *f, const char *arg)
+/* @arg's comma-separated names, appended to *@names. */
+static int add_names(char ***names, size_t *nr, const char *arg)
 {
 	char *copy = strdup(arg), *tok, *save = NULL;
 	int err = 0;
@@ -19,18 +20,18 @@ static int add_comms(struct sample_filter *f, const char *arg)
 	if (!copy)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
-		char **c = realloc(f->comms, (f->nr_comms + 1) * sizeof(*c));
+		char **c = realloc(*names, (*nr + 1) * sizeof(*c));
 
 		if (!c) {
 			err = -ENOMEM;
 			break;
 		}
-		f->comms = c;
-		f->comms[f->nr_comms] = strdup(tok);
-		if (!f->comms[f->nr_comms])
+		*names = c;
+		c[*nr] = strdup(tok);
+		if (!c[*nr])
 			err = -ENOMEM;
 		else
-			f->nr_comms++;
+			(*nr)++;
 	}
 	free(copy);
 	return err;
@@ -121,7 +122,15 @@ int sample_filter_option(struct sample_filter *f, int opt, const char *arg)
 	switch (opt) {
 	case FILTER_OPT_COMM:
 		what = "--comm: a comma-separated list of thread names";
-		err = *arg ? add_comms(f, arg) : -EINVAL;
+		err = *arg ? add_names(&f->comms, &f->nr_comms, arg) : -EINVAL;
+		break;
+	case FILTER_OPT_DSOS:
+		what = "--dsos: a comma-separated list of file names";
+		err = *arg ? add_names(&f->dsos, &f->nr_dsos, arg) : -EINVAL;
+		break;
+	case FILTER_OPT_SYMBOLS:
+		what = "--symbols: a comma-separated list of function names";
+		err = *arg ? add_names(&f->symbols, &f->nr_symbols, arg) : -EINVAL;
 		break;
 	case FILTER_OPT_PID:
 		what = "--pid: a comma-separated list of process ids";
@@ -142,6 +151,10 @@ int sample_filter_option(struct sample_filter *f, int opt, const char *arg)
 		/* Sorted: a sample is looked up in log time, however long the lists. */
 		if (f->nr_comms)
 			qsort(f->comms, f->nr_comms, sizeof(*f->comms), cmp_comm);
+		if (f->nr_dsos)
+			qsort(f->dsos, f->nr_dsos, sizeof(*f->dsos), cmp_comm);
+		if (f->nr_symbols)
+			qsort(f->symbols, f->nr_symbols, sizeof(*f->symbols), cmp_comm);
 		if (f->nr_pids)
 			qsort(f->pids, f->nr_pids, sizeof(*f->pids), cmp_id);
 		if (f->nr_tids)
@@ -161,19 +174,52 @@ static bool has_id(const int32_t *ids, size_t nr, int32_t id)
 	return bsearch(&id, ids, nr, sizeof(*ids), cmp_id);
 }
 
-bool sample_filter_match(const struct sample_filter *f, const struct secmap_sample *s)
+static bool has_name(char *const *names, size_t nr, const char *name)
 {
+	return name && bsearch(&name, names, nr, sizeof(*names), cmp_comm);
+}
+
+const char *dso_short_name(const char *dso, char *buf, size_t size)
+{
+	const char *slash;
+	int pid, n = 0;
+
+	if (!dso || dso[0] != '/')
+		return dso;
+	if (sscanf(dso, "/tmp/perf-%d.map%n", &pid, &n) == 1 && n && !dso[n]) {
+		snprintf(buf, size, "[JIT] tid %d", pid);
+		return buf;
+	}
+	slash = strrchr(dso, '/');
+	return slash[1] ? slash + 1 : dso;
+}
+
+bool sample_filter_match_cpu(const struct sample_filter *f, const struct secmap_sample *s)
+{
+	/* A sample without a CPU is on none of them. */
+	return !f->cpus || (s->has_cpu && s->cpu < SAMPLE_FILTER_MAX_CPU &&
+			    (f->cpus[s->cpu / 64] & (1ULL << (s->cpu % 64))));
+}
+
+bool sample_filter_match_entry(const struct sample_filter *f, const struct secmap_sample *s)
+{
+	char buf[64];
+
 	if (f->nr_pids && !has_id(f->pids, f->nr_pids, s->pid))
 		return false;
 	if (f->nr_tids && !has_id(f->tids, f->nr_tids, s->tid))
 		return false;
-	/* A sample without a CPU is on none of them. */
-	if (f->cpus && (!s->has_cpu || s->cpu >= SAMPLE_FILTER_MAX_CPU ||
-			!(f->cpus[s->cpu / 64] & (1ULL << (s->cpu % 64)))))
+	if (f->nr_comms && !has_name(f->comms, f->nr_comms, s->comm))
 		return false;
-	if (!f->nr_comms)
-		return true;
-	return s->comm && bsearch(&s->comm, f->comms, f->nr_comms, sizeof(*f->comms), cmp_comm);
+	if (f->nr_dsos && !has_name(f->dsos, f->nr_dsos, s->frame->dso) &&
+	    !has_name(f->dsos, f->nr_dsos, dso_short_name(s->frame->dso, buf, sizeof(buf))))
+		return false;
+	return !f->nr_symbols || has_name(f->symbols, f->nr_symbols, s->frame->symbol);
+}
+
+bool sample_filter_match(const struct sample_filter *f, const struct secmap_sample *s)
+{
+	return sample_filter_match_cpu(f, s) && sample_filter_match_entry(f, s);
 }
 
 void sample_filter_free(struct sample_filter *f)
@@ -182,7 +228,13 @@ void sample_filter_free(struct sample_filter *f)
 
 	for (i = 0; i < f->nr_comms; i++)
 		free(f->comms[i]);
+	for (i = 0; i < f->nr_dsos; i++)
+		free(f->dsos[i]);
+	for (i = 0; i < f->nr_symbols; i++)
+		free(f->symbols[i]);
 	free(f->comms);
+	free(f->dsos);
+	free(f->symbols);
 	free(f->pids);
 	free(f->tids);
 	free(f->cpus);

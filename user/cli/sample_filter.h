@@ -2,8 +2,11 @@
 /*
  * perf's sample filters, with its option names and list syntax:
  * --comm NAME[,NAME...], --pid PID[,PID...], --tid TID[,TID...],
- * --cpu CPU[-CPU][,...]. A sample passes when it matches every filter
- * given (and one entry of each list).
+ * --cpu CPU[-CPU][,...], --dsos DSO[,DSO...], --symbols SYM[,SYM...]. A
+ * sample passes when it matches every filter given (and one entry of each
+ * list). perf report counts a sample its --cpu drops in no total, and one
+ * the others drop in the totals still (its "absolute" percentages): the
+ * two kinds are matched apart.
  */
 #ifndef SECMAP_SAMPLE_FILTER_H
 #define SECMAP_SAMPLE_FILTER_H
@@ -19,26 +22,32 @@ enum {
 	FILTER_OPT_PID,
 	FILTER_OPT_TID,
 	FILTER_OPT_CPU,
+	FILTER_OPT_DSOS,
+	FILTER_OPT_SYMBOLS,
 };
 
 #define SAMPLE_FILTER_LONG_OPTIONS \
 	{ "comm",	required_argument, NULL, FILTER_OPT_COMM }, \
 	{ "pid",	required_argument, NULL, FILTER_OPT_PID }, \
 	{ "tid",	required_argument, NULL, FILTER_OPT_TID }, \
-	{ "cpu",	required_argument, NULL, FILTER_OPT_CPU }
+	{ "cpu",	required_argument, NULL, FILTER_OPT_CPU }, \
+	{ "dsos",	required_argument, NULL, FILTER_OPT_DSOS }, \
+	{ "symbols",	required_argument, NULL, FILTER_OPT_SYMBOLS }
 
 #define SAMPLE_FILTER_HELP \
 	"      --comm COMMS       only samples of these thread names (comma-separated)\n" \
 	"      --pid PIDS         only samples of these processes (comma-separated)\n" \
 	"      --tid TIDS         only samples of these threads (comma-separated)\n" \
-	"      --cpu CPUS         only samples on these CPUs (\"0-2,5\")\n"
+	"      --cpu CPUS         only samples on these CPUs (\"0-2,5\")\n" \
+	"      --dsos DSOS        only samples in these files (short or long names)\n" \
+	"      --symbols SYMS     only samples in these functions\n"
 
 /* The most CPUs a --cpu list may name, as perf's own maps go. */
 #define SAMPLE_FILTER_MAX_CPU	4096
 
 struct sample_filter {
-	char **comms;
-	size_t nr_comms;
+	char **comms, **dsos, **symbols;	/* sorted */
+	size_t nr_comms, nr_dsos, nr_symbols;
 	int32_t *pids, *tids;
 	size_t nr_pids, nr_tids;
 	uint64_t *cpus;		/* a bitmap of SAMPLE_FILTER_MAX_CPU bits, or NULL */
@@ -49,7 +58,13 @@ struct sample_filter {
  * them; else an exit code, the error reported in one line.
  */
 int sample_filter_option(struct sample_filter *f, int opt, const char *arg);
+/* Every filter */
 bool sample_filter_match(const struct sample_filter *f, const struct secmap_sample *s);
+/* --cpu alone, and the others alone */
+bool sample_filter_match_cpu(const struct sample_filter *f, const struct secmap_sample *s);
+bool sample_filter_match_entry(const struct sample_filter *f, const struct secmap_sample *s);
+/* perf's short name of a dso: a file's base name, "[JIT] tid PID" for a JIT map. */
+const char *dso_short_name(const char *dso, char *buf, size_t size);
 void sample_filter_free(struct sample_filter *f);
 
 #endif /* SECMAP_SAMPLE_FILTER_H */
