@@ -30,7 +30,7 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 HOST_PKGS=(
 	build-essential pkg-config clang sparse bc bison flex
 	libmnl-dev libelf-dev libdw-dev libiberty-dev libjson-c-dev liblzma-dev libzstd-dev zlib1g-dev libarchive-dev
-	libxxhash-dev hotspot
+	libxxhash-dev hotspot golang-go
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd debootstrap
 	python3 python3-yaml python3-docutils perl dkms linux-perf nodejs chromium
 	linux-headers-cloud-amd64 linux-headers-6.12-cloud-amd64

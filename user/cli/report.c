@@ -16,6 +16,7 @@
 
 #include "../lib/hashmap.h"
 #include "json_out.h"
+#include "pprof.h"
 #include "sample_filter.h"
 #include "samples.h"
 
@@ -253,14 +254,15 @@ struct report_opts {
 	double percent_limit;
 	bool relative;		/* --percentage relative */
 	bool verbose;		/* long dso names */
+	const char *pprof_path;	/* --pprof: the samples kept go there, not to a table */
+	struct pprof *pprof;
+	const char **names;	/* its events' */
 };
 
 /* The text of @r's cell for key @k, safe to print. */
 static const char *cell(const struct report_opts *o, enum sort_key k, const struct row *r,
 			char *buf, size_t size)
 {
-	char name[64];
-
 	switch (k) {
 	case KEY_COMM:
 		return text_safe(r->comm ? r->comm : "[unknown]");
@@ -276,7 +278,7 @@ static const char *cell(const struct report_opts *o, enum sort_key k, const stru
 	case KEY_DSO:
 		if (!r->dso)
 			return "[unknown]";
-		return text_safe(o->verbose ? r->dso : dso_short_name(r->dso, name, sizeof(name)));
+		return text_safe(o->verbose ? r->dso : dso_short_name(r->dso, buf, size));
 	case KEY_MODULE:
 		return text_safe(r->module ? r->module : "[unknown]");
 	case KEY_SECTION:
@@ -548,6 +550,8 @@ static void report_usage(FILE *f)
 		"                         default) or relative (of those shown)\n"
 		"      --percent-limit P  leave out rows under P percent\n"
 		"  -v, --verbose          dso: the file's whole path\n"
+		"      --pprof FILE       write the samples kept as a pprof profile (gzipped\n"
+		"                         profile.proto, with callchains), not a table\n"
 		"      --clock CLOCK      override the samples' clock: local or monotonic\n"
 		"      --ko-path PATH     look for .ko files in PATH first (repeatable)\n"
 		"      --force            use a .ko whose build-id differs from the recorded one\n"
@@ -558,7 +562,7 @@ static void report_usage(FILE *f)
 		bin_name);
 }
 
-enum { OPT_STDIO = 0x300, OPT_PERCENTAGE, OPT_PERCENT_LIMIT };
+enum { OPT_STDIO = 0x300, OPT_PERCENTAGE, OPT_PERCENT_LIMIT, OPT_PPROF };
 
 /* One report option: 0 taken, -1 not ours, else an exit code. */
 static int report_option(struct report_opts *o, struct resolver_args *args, int opt,
@@ -580,6 +584,9 @@ static int report_option(struct report_opts *o, struct resolver_args *args, int 
 		return 0;
 	case 'v':
 		o->verbose = true;
+		return 0;
+	case OPT_PPROF:
+		o->pprof_path = arg;
 		return 0;
 	case OPT_PERCENTAGE:
 		if (!strcmp(arg, "relative") || !strcmp(arg, "absolute")) {
@@ -655,6 +662,13 @@ static int fill_table(struct sample_walk *w, const struct report_opts *o, struct
 		if (!sample_filter_match_entry(&o->filter, s))
 			continue;
 		kept[s->event] += s->period;
+		if (o->pprof) {
+			if (pprof_add(o->pprof, s)) {
+				*nomem = true;
+				return 0;
+			}
+			continue;
+		}
 		r = table_find(t, &o->keys, s);
 		if (!r) {
 			*nomem = true;
@@ -674,6 +688,41 @@ static int fill_table(struct sample_walk *w, const struct report_opts *o, struct
 	return err;
 }
 
+/* --pprof FILE: the output opened (nothing replaced yet) and the profile begun; an exit code. */
+static int pprof_open(struct report_opts *o, struct sample_walk *w, struct secmap_output **out)
+{
+	size_t i, n = sample_walk_nr_events(w);
+	int err = secmap_output_open(o->pprof_path, out);
+
+	if (err)
+		return output_error("report: ", o->pprof_path, err);
+	o->names = calloc(n + 1, sizeof(*o->names));
+	if (!o->names)
+		goto nomem;
+	for (i = 0; i < n; i++)
+		o->names[i] = sample_walk_event_name(w, i);
+	o->pprof = pprof_new(n, o->names);
+	if (o->pprof)
+		return SECMAP_EXIT_OK;
+nomem:
+	p_err("report: out of memory");
+	return SECMAP_EXIT_FAILURE;
+}
+
+/* The profile written and put in place: @status, or an exit code. */
+static int pprof_finish(struct report_opts *o, struct secmap_output *out, int status)
+{
+	int err = pprof_write(o->pprof, secmap_output_fd(out));
+
+	if (!err)
+		err = secmap_output_commit(out, 0);
+	if (err == -ENOMEM) {
+		p_err("report: out of memory");
+		return SECMAP_EXIT_FAILURE;
+	}
+	return err ? output_error("report: ", o->pprof_path, err) : status;
+}
+
 int do_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -686,6 +735,7 @@ int do_report(int argc, char **argv)
 		{ "verbose",	   no_argument,	      NULL, 'v' },
 		{ "percentage",	   required_argument, NULL, OPT_PERCENTAGE },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "pprof",	   required_argument, NULL, OPT_PPROF },
 		{ 0 }
 	};
 	struct report_opts o = {
@@ -695,6 +745,7 @@ int do_report(int argc, char **argv)
 	struct resolver_args args = { 0 };
 	struct totals tot = { 0 };
 	struct sample_walk *w = NULL;
+	struct secmap_output *out_file = NULL;
 	struct table t = { 0 };
 	size_t nr_events;
 	bool nomem = false;
@@ -733,10 +784,15 @@ int do_report(int argc, char **argv)
 	}
 	t.key_words = 2 * o.keys.nr;
 	set_columns(&o);
-	ret = sample_walk_open(&args, 0, &w);
+	ret = sample_walk_open(&args, o.pprof_path ? SAMPLE_WALK_CHAIN : 0, &w);
 	if (!w)
 		goto out;
 	nr_events = sample_walk_nr_events(w);
+	if (o.pprof_path) {
+		ret = pprof_open(&o, w, &out_file);
+		if (ret)
+			goto out;
+	}
 	tot.samples = calloc(nr_events + 1, sizeof(*tot.samples));
 	tot.period = calloc(nr_events + 1, sizeof(*tot.period));
 	tot.base = calloc(nr_events + 1, sizeof(*tot.base));
@@ -747,6 +803,10 @@ int do_report(int argc, char **argv)
 		goto nomem;
 	if (err < 0) {
 		ret = -err;
+		goto out;
+	}
+	if (o.pprof) {
+		ret = pprof_finish(&o, out_file, sample_walk_status(w));
 		goto out;
 	}
 	if (t.nr)
@@ -769,6 +829,9 @@ out:
 	free(tot.period);
 	free(tot.base);
 	sample_filter_free(&o.filter);
+	pprof_free(o.pprof);
+	free(o.names);
+	secmap_output_close(out_file);
 	resolver_args_free(&args);
 	return ret;
 nomem:

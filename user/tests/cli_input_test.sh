@@ -45,6 +45,19 @@ check "report --force=1: names --force" \
 check "script --no-ko=yes: names --no-ko" \
 	fails 2 "option '--no-ko' takes no value" script --no-ko=yes
 # perf's sample filters: values as perf takes them, or one line and exit 2.
+check "report --sort sym,sym: each key once" \
+	fails 2 "each once, not 'sym,sym'" report --sort sym,sym
+check "report --sort pid,nonsense: the keys named" \
+	fails 2 "--sort takes comm, pid, tid, cpu, dso, sym, module, section and symbol" \
+	report --sort pid,nonsense
+check "report --percentage half: absolute or relative" \
+	fails 2 "--percentage takes absolute or relative, not 'half'" report --percentage half
+check "report --percent-limit 101: a percentage" \
+	fails 2 "--percent-limit takes a percentage from 0 to 100, not '101'" report --percent-limit 101
+check "report --percent-limit 5x: a number" \
+	fails 2 "--percent-limit takes a percentage from 0 to 100, not '5x'" report --percent-limit 5x
+check "report --dsos '': a list of names" \
+	fails 2 "--dsos: a comma-separated list of file names expected" report --dsos ''
 check "script --pid abc: a list of process ids expected" \
 	fails 2 "--pid: a comma-separated list of process ids expected, not 'abc'" script --pid abc
 check "script --tid 5,: a list of thread ids expected" \

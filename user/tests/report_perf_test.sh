@@ -220,6 +220,86 @@ for which in $perfs; do
 done
 which=host
 
+# --pprof: go tool pprof (an independent reader of profile.proto) reads the
+# file; per event, each function's samples are secmap report's (their
+# total too), user files' mappings carry their own build-id (readelf's),
+# and with -g the stacks are there (a function's cumulative count above
+# its own).
+pprof_check() {
+	local f=$1 idx ev
+	"$secmap" report -i "$f" -m rec.data --pprof "$f.pb.gz" 2>/dev/null || return 1
+	"$secmap" report -j -i "$f" -m rec.data --sort symbol 2>/dev/null >"$f.report.json" || return 1
+	go tool pprof -raw "$f.pb.gz" >"$f.raw" 2>/dev/null || return 1
+	for ev in $(python3 -c 'import json, sys
+for e in json.load(open(sys.argv[1]))["events"]:
+    if e["samples"]: print(e["event"])' "$f.report.json"); do
+		idx=samples
+		[ "$(grep -c '^ *[^ ]*:samples/count' "$f.raw")" -eq 0 ] || idx=$ev:samples
+		go tool pprof -top -nodefraction=0 -edgefraction=0 -nodecount=100000000 \
+			-symbolize=none -sample_index="$idx" "$f.pb.gz" >"$f.top" 2>/dev/null || return 1
+		python3 - "$f.report.json" "$ev" "$f.top" <<'PY' || return 1
+import json, re, sys
+from collections import Counter
+rep = next(e for e in json.load(open(sys.argv[1]))["events"] if e["event"] == sys.argv[2])
+want = Counter()
+for r in rep["rows"]:
+    if r["symbol"] is not None:
+        want[r["symbol"]] += r["samples"]
+got, total = Counter(), None
+for line in open(sys.argv[3]):
+    m = re.match(r".*Total samples = (\d+)", line)
+    if m:
+        total = int(m.group(1))
+    f = line.split()
+    if len(f) >= 6 and f[0].isdigit() and f[1].endswith("%"):
+        name = " ".join(f[5:])
+        # Addresses of unknown functions: pprof names them by their mapping.
+        if not re.fullmatch(r"\[.*\]|0x[0-9a-f]+", name):
+            got[name] += int(f[0])
+bad = [(k, want[k], got[k]) for k in set(want) | set(got) if want[k] != got[k]]
+print("# %s: %d functions, %d samples; pprof total %s; %d differ %s" %
+      (sys.argv[2], len(want), rep["samples"], total, len(bad), bad[:3]))
+sys.exit(bool(bad) or total != rep["samples"] or not want)
+PY
+	done
+	python3 - "$f.raw" <<'PY' || return 1
+import re, subprocess, sys
+ok = 0
+for line in open(sys.argv[1]):
+    m = re.match(r"\d+: 0x\w+/0x\w+/0x\w+ (/\S+) ([0-9a-f]+)", line)
+    if not m or not m.group(1).endswith("libc.so.6"):
+        continue
+    notes = subprocess.run(["readelf", "-n", m.group(1)], capture_output=True, text=True).stdout
+    want = re.search(r"Build ID: ([0-9a-f]+)", notes)
+    if not want or want.group(1) != m.group(2):
+        print("# %s: mapping build-id %s, readelf %s" % (m.group(1), m.group(2), want and want.group(1)))
+        sys.exit(1)
+    ok += 1
+sys.exit(not ok)
+PY
+}
+# --pprof's file: made whole or not at all, never in place of a FIFO,
+# a device or a directory.
+mkfifo pprof.fifo
+mkdir pprof.dir
+ln -s /dev/null pprof.null
+for target in pprof.fifo pprof.dir pprof.null; do
+	"$secmap" report -i host-plain.data -m rec.data --pprof $target >/dev/null 2>err; last=$?
+	check "report --pprof $target: exit 2, one line, left as it was" \
+		eval 'status_and_line 2 err "pprof" && [ -e $target ] && ! [ -f $target ]'
+done
+[ -p pprof.fifo ] && [ -c /dev/null ] || not_ok "report --pprof: a FIFO or /dev/null changed"
+if command -v go >/dev/null && go tool pprof -h >/dev/null 2>&1; then
+	for f in host-plain.data host-callchain.data host-two-events.data; do
+		check "report --pprof: go tool pprof reads $f: samples per function and in all as secmap report's" \
+			pprof_check $f
+	done
+	check "report --pprof: with -g, callers' cumulative samples above their own" \
+		awk '$1 ~ /^[0-9]+$/ && $4 > $1 { n++ } END { exit n < 10 }' host-callchain.data.top
+else
+	ok "report --pprof # SKIP no go tool pprof (Debian's golang-go)"
+fi
+
 # perf's filters on the two-thread recording: the samples perf script keeps,
 # in its layout, for each filter and for two at once.
 read -r wpid wtid < <("$perf" script -i host-threads.data -F comm,pid,tid 2>/dev/null |
@@ -235,28 +315,23 @@ for filter in "--comm secmap-worker" "--comm python3,secmap-worker" "--pid ${wpi
 	cmp -s perf.f ours.f || diff perf.f ours.f | head -4 | sed 's/^/# /'
 done
 
-# A JIT in miniature (jit_spin.c): its code named from the map it writes
-# for perf, /tmp/perf-PID.map. The host's perf only: the sid root's would
-# look for that map in the root's /tmp.
-if ${CC:-cc} -O2 -o "$tmp/jit" "$(dirname "$0")/jit_spin.c" 2>/dev/null; then
-	workload=("$tmp/jit")
-	variant jit -e cpu-clock
-	workload=(bash -c "$work")
-	check "report: jit: perf names both JIT functions from the JIT's map" \
-		eval 'grep -q " jit_spin_one+0x" perf.us && grep -q " jit spin two \[tier 2\]+0x" perf.us'
-	rm -f $("$perf" script -i host-jit.data -F dso 2>/dev/null |
-		grep -o '/tmp/perf-[0-9]*\.map' | sort -u)
-else
-	ok "report: jit # SKIP no C compiler (\$CC or cc) to build the JIT"
-fi
-
 # secmap report with perf's sort keys, filters and limits: perf report's
 # rows, every one (overhead and the keys' columns). The host has no
 # modules, the one place where the two differ on purpose.
+# perf sizes its comm column by each thread's last name, and cuts longer
+# ones it had before ("perf-exec" becomes "perf-ex" once it is "bash"):
+# -w gives that column room.
 perf_rows() {
-	local f=$1
+	local f=$1 a widths=0 keys=
 	shift
-	"$perf" report -i "$f" --stdio --no-children -g none "$@" 2>/dev/null |
+	for a in "$@"; do
+		case $keys in --sort) keys=$a ;; esac
+		[ "$a" = --sort ] && keys=--sort
+	done
+	for a in ${keys//,/ }; do
+		case $a in comm) widths=$widths,64 ;; *) widths=$widths,0 ;; esac
+	done
+	"$perf" report -i "$f" --stdio --no-children -g none -w "$widths" "$@" 2>/dev/null |
 		grep -v -e '^#' -e '^$' | awk '{ $1 = $1; print }' | sort
 }
 ours_rows() {
@@ -270,6 +345,24 @@ same_rows() {
 	ours_rows "$@" >ours.r
 	[ -s perf.r ] && cmp -s perf.r ours.r
 }
+# A JIT in miniature (jit_spin.c): its code named from the map it writes
+# for perf, /tmp/perf-PID.map. The host's perf only: the sid root's would
+# look for that map in the root's /tmp.
+if ${CC:-cc} -O2 -o "$tmp/jit" "$(dirname "$0")/jit_spin.c" 2>/dev/null; then
+	workload=("$tmp/jit")
+	variant jit -e cpu-clock
+	workload=(bash -c "$work")
+	check "report: jit: perf names both JIT functions from the JIT's map" \
+		eval 'grep -q " jit_spin_one+0x" perf.us && grep -q " jit spin two \[tier 2\]+0x" perf.us'
+	check "report --sort dso,sym: perf report's $(perf_rows host-jit.data --sort dso,sym |
+		wc -l) rows of host-jit.data" same_rows host-jit.data --sort dso,sym
+	cmp -s perf.r ours.r || diff perf.r ours.r | head -4 | sed 's/^/# /'
+	rm -f $("$perf" script -i host-jit.data -F dso 2>/dev/null |
+		grep -o '/tmp/perf-[0-9]*\.map' | sort -u)
+else
+	ok "report: jit # SKIP no C compiler (\$CC or cc) to build the JIT"
+fi
+
 for f in host-callchain.data host-threads.data host-two-events.data; do
 	for keys in dso,sym comm,dso cpu,comm sym,dso; do
 		check "report --sort $keys: perf report's $(perf_rows $f --sort $keys | wc -l) rows of $f" \
