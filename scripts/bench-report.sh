@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench, on the host: `secmap report --stdio` against `perf report
-# --stdio --sort dso,sym` on the same perf.data of at least a million
-# samples, in the same run: wall time (best and median of RUNS) and peak
-# RSS of each, and the ratios. The file is recorded here with the host's
-# perf (cpu-clock every 10 us on every CPU, kept busy by shell loops) next
-# to a secmap recording of this kernel.
+# make bench, on the host: secmap's readers against perf's, like for like,
+# on the same perf.data of at least a million samples, in the same run:
+# wall time (best and median of RUNS) and peak RSS of each, and the ratios.
+#
+#   1. report, -g recording, user and kernel: `secmap report --sort
+#      dso,sym` against `perf report --sort dso,sym --no-children -g none`:
+#      the same table, every user sample named from its file on both
+#      sides (perf builds no call graph for it, and neither does secmap);
+#   2. report, kernel only (-e cpu-clock:k, no -g): the same commands;
+#   3. script, the -g recording: `secmap script` against `perf script`,
+#      every frame of every sample printed and named (goal 3x faster).
+#
+# The files are recorded here with the host's perf (cpu-clock every 10 us
+# on every CPU, kept busy by shell loops, or dd's system calls for the
+# kernel's) next to a secmap recording of this kernel.
 #
 #   bench-report.sh SECMAP OUTDIR [SECONDS] [RUNS]
 set -euo pipefail
@@ -21,37 +30,62 @@ mkdir -p "$out"
 cd "$out"
 
 "$secmap" record -q -o rec.data -- true 2>/dev/null
-# Busy CPUs: an idle one takes no cpu-clock samples.
-# -B: collecting build-ids at the end took perf 6.1 minutes here (perf
-# kept sampling its own pass over the file); neither report needs them.
-"$perf" record -B -q -e cpu-clock -c 10000 -a -o big.data -- sh -c '
-	for cpu in $(seq "$(nproc)"); do timeout "$1" sh -c "while :; do :; done" & done
-	wait' sh "$seconds" 2>/dev/null
-samples=$("$secmap" report -j -i big.data -m rec.data -q | python3 -c '
+# record FILE SECONDS WORK PERF_ARGS...: every CPU busy with WORK (an
+# idle one takes no cpu-clock samples). -B: collecting build-ids at the
+# end took perf 6.1 minutes here (perf kept sampling its own pass over
+# the file); neither reader needs them, the files are still here.
+record() {
+	local file=$1 secs=$2 work=$3 samples
+	shift 3
+	"$perf" record -B -q "$@" -c 10000 -a -o "$file" -- sh -c '
+		for cpu in $(seq "$(nproc)"); do timeout "$1" sh -c "$2" & done
+		wait' sh "$secs" "$work" 2>/dev/null
+	samples=$("$secmap" report -j -i "$file" -m rec.data -q | python3 -c '
 import json, sys
 print(sum(e["samples"] for e in json.load(sys.stdin)["events"]))')
-echo "bench report: $(du -m big.data | cut -f1) MB perf.data, $samples samples"
-[ "$samples" -ge 1000000 ] || echo "bench report: fewer than a million samples: raise SECONDS"
+	echo "bench report: $file: $(du -m "$file" | cut -f1) MB perf.data, $samples samples ($*)"
+	[ "$samples" -ge 1000000 ] || echo "bench report: fewer than a million samples: raise SECONDS"
+}
+# The kernel throttles a -g recording's rate (its interrupts take longer):
+# twice as long. Kernel samples come from system calls: dd's one-byte ones.
+record chain.data $((2 * seconds)) 'while :; do :; done' -g -e cpu-clock
+record kernel.data $((2 * seconds)) 'dd if=/dev/zero of=/dev/null bs=1' -e cpu-clock:k
 
-# RUNS of each, the two taking turns on one CPU: a host whose speed drifts
-# over seconds then weighs on both alike (perf report alone read 1.8 and
-# 2.7 s in two runs of this script the same morning), and neither pays
-# for a migration, or for a CPU busier than the other's. Both run one
-# thread (perf report's user + system time is its wall time). The best
-# run of each is what each costs when nothing else runs; the medians say
-# how steady that is.
-cpu=$(($(nproc) - 1))
-: >secmap.runs
-: >perf.runs
-for ((i = 0; i < runs; i++)); do
-	once taskset -c "$cpu" "$secmap" report --stdio -q -i big.data -m rec.data >>secmap.runs
-	once taskset -c "$cpu" "$perf" report --stdio --sort dso,sym -i big.data >>perf.runs
-done
-read -r sw sm sr < <(stats secmap.runs)
-read -r pw pm pr < <(stats perf.runs)
-echo "bench report: secmap report --stdio              best $sw s, median $sm s, peak RSS $((sr / 1024)) MB"
-echo "bench report: perf report --stdio --sort dso,sym best $pw s, median $pm s, peak RSS $((pr / 1024)) MB"
-echo "bench report: secmap is $(awk -v a="$pw" -v b="$sw" 'BEGIN { printf "%.1f", a / b }')x faster" \
-	"(medians: $(awk -v a="$pm" -v b="$sm" 'BEGIN { printf "%.1f", a / b }')x) and uses" \
-	"$(awk -v a="$pr" -v b="$sr" 'BEGIN { printf "%.1f", a / b }')x less memory, over $runs runs each (goal: 10x both)"
-rm -f big.data
+# compare TITLE RUNS GOAL FILE SECMAP_ARGS -- PERF_ARGS: RUNS of each,
+# the two taking turns on one CPU: a host whose speed drifts over seconds
+# then weighs on both alike (perf report alone read 1.8 and 2.7 s in two
+# runs of this script the same morning), and neither pays for a
+# migration, or for a CPU busier than the other's. Both run one thread
+# (perf report's user + system time is its wall time). The best run of
+# each is what each costs when nothing else runs; the medians say how
+# steady that is.
+compare() {
+	local title=$1 n=$2 goal=$3 file=$4 cpu=$(($(nproc) - 1)) i
+	local -a ours=() theirs=()
+	shift 4
+	while [ "$1" != -- ]; do
+		ours+=("$1")
+		shift
+	done
+	shift
+	theirs=("$@")
+	: >secmap.runs
+	: >perf.runs
+	for ((i = 0; i < n; i++)); do
+		once taskset -c "$cpu" "$secmap" "${ours[@]}" -q -i "$file" -m rec.data >>secmap.runs
+		once taskset -c "$cpu" "$perf" "${theirs[@]}" -i "$file" >>perf.runs
+	done
+	read -r sw sm sr < <(stats secmap.runs)
+	read -r pw pm pr < <(stats perf.runs)
+	echo "bench report: $title: secmap ${ours[*]}: best $sw s, median $sm s, peak RSS $((sr / 1024)) MB"
+	echo "bench report: $title: perf ${theirs[*]}: best $pw s, median $pm s, peak RSS $((pr / 1024)) MB"
+	echo "bench report: $title: secmap is $(awk -v a="$pw" -v b="$sw" 'BEGIN { printf "%.1f", a / b }')x faster" \
+		"(medians: $(awk -v a="$pm" -v b="$sm" 'BEGIN { printf "%.1f", a / b }')x) and uses" \
+		"$(awk -v a="$pr" -v b="$sr" 'BEGIN { printf "%.1f", a / b }')x less memory, over $n runs each ($goal)"
+}
+compare "-g, user and kernel" "$runs" "goal: 10x both" chain.data report --stdio --sort dso,sym -- \
+	report --stdio --sort dso,sym --no-children -g none
+compare "kernel only" "$runs" "goal: 10x both" kernel.data report --stdio --sort dso,sym -- \
+	report --stdio --sort dso,sym --no-children -g none
+compare "script, -g" "$(((runs + 1) / 2))" "goal: 3x faster" chain.data script -- script
+rm -f chain.data kernel.data

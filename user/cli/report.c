@@ -118,6 +118,17 @@ static void key_words(enum sort_key k, const struct secmap_sample *s, uint64_t *
 	}
 }
 
+/* A few words: inline compares, not a memcmp() call a sample. */
+static inline bool same_key(const uint64_t *a, const uint64_t *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 static struct row *table_find(struct table *t, const struct sort_keys *keys,
 			      const struct secmap_sample *s)
 {
@@ -130,13 +141,13 @@ static struct row *table_find(struct table *t, const struct sort_keys *keys,
 	key[0] = s->event;
 	for (i = 0; i < keys->nr; i++)
 		key_words(keys->key[i], s, &key[1 + 2 * i]);
-	if (r && r->event == s->event && !memcmp(r->key, key + 1, bytes - sizeof(key[0])))
+	if (r && r->event == s->event && same_key(r->key, key + 1, t->key_words))
 		return r;
 	h = libsecmap_hashmap_hash(&t->by_key, key, bytes);
 	for (slot = libsecmap_hashmap_probe(&t->by_key, h); slot;
 	     slot = libsecmap_hashmap_next(&t->by_key, h, slot)) {
 		r = &t->rows[slot->item];
-		if (r->event == s->event && !memcmp(r->key, key + 1, bytes - sizeof(key[0])))
+		if (r->event == s->event && same_key(r->key, key + 1, t->key_words))
 			return t->last = r;
 	}
 	if (t->nr == t->cap) {

@@ -98,6 +98,9 @@ const char *text_safe(const char *s)
 
 	if (!s)
 		return s;
+	/* Printable ASCII, nearly every name: one compare a byte. */
+	while (*p >= 0x20 && *p < 0x7f)
+		p++;
 	for (; *p; p += n) {
 		n = utf8_char_len(p);
 		if (!n || is_control(p, n))
