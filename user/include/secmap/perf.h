@@ -263,6 +263,25 @@ struct secmap_perf_record {
 	int32_t ppid, ptid;
 };
 
+/*
+ * What the header of a perf.data says of where and how it was recorded,
+ * as perf report --header shows it: its feature sections (strings owned
+ * by @pd; NULL, or 0, when the file has none) and the times of its first
+ * and last samples (HEADER_SAMPLE_TIME, which perf's --time percentages
+ * divide). 0, -ENOMEM, or -EBADMSG for a malformed section
+ * (secmap_error_reason() says which).
+ */
+struct secmap_perf_header {
+	size_t sz;			/* the caller's sizeof; filled up to it */
+	uint64_t data_offset, data_size, feat_offset;
+	const char *hostname, *os_release, *perf_version, *arch, *cpu_desc, *cpuid;
+	uint32_t nr_cpus_online, nr_cpus_avail;
+	uint64_t total_mem_kb;
+	const char *cmdline;		/* its words joined by spaces, as perf shows them */
+	bool has_sample_time;
+	uint64_t first_sample_time, last_sample_time;
+};
+int secmap_perf_data_header(struct secmap_perf_data *pd, struct secmap_perf_header *header);
 int secmap_perf_data_open(const char *path, struct secmap_perf_data **pd);
 void secmap_perf_data_close(struct secmap_perf_data *pd);
 size_t secmap_perf_data_nr_events(const struct secmap_perf_data *pd);

@@ -307,6 +307,7 @@ SECMAP_EXPORT void secmap_perf_data_close(struct secmap_perf_data *pd)
 		free((char *)pd->events[i].pub.name);
 	free(pd->events);
 	free(pd->ids);
+	free(pd->cmdline);
 	ZSTD_freeDStream(pd->zds);
 	free(pd->dbuf);
 	free(pd);
@@ -388,6 +389,10 @@ int libsecmap_perf_data_open_fd(int fd, struct secmap_perf_data **pdp)
 	pd->data_end = pf.data_end;
 	if (libsecmap_feat_test(pf.features, HEADER_BUILD_ID))
 		pd->build_ids = pf.feat[HEADER_BUILD_ID];
+	memcpy(pd->features, pf.features, sizeof(pd->features));
+	memcpy(pd->feat, pf.feat, sizeof(pd->feat));
+	pd->data_size = pf.data.size;
+	pd->feat_offset = pf.data_end;
 	*pdp = pd;
 	pd = NULL;
 out:

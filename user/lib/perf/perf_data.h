@@ -115,6 +115,11 @@ struct secmap_perf_data {
 	const uint8_t *rec;		/* the record being decoded */
 	bool in_batch;			/* it came out of a compressed record */
 	struct libsecmap_perf_range build_ids;	/* HEADER_BUILD_ID's section; size 0: none */
+	/* The file's header and feature sections, for secmap_perf_data_header(). */
+	uint64_t features[LIBSECMAP_PERF_FEAT_BITS / 64];
+	struct libsecmap_perf_range feat[LIBSECMAP_PERF_FEAT_BITS];
+	uint64_t data_size, feat_offset;
+	char *cmdline;			/* HEADER_CMDLINE's words joined, made on first ask */
 	uint64_t chain[REC_MAX / 8];	/* a callchain put in host order */
 };
 
