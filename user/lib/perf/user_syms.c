@@ -232,12 +232,21 @@ static int read_segments(Elf *elf, const GElf_Ehdr *ehdr, struct user_file *f)
 
 /*
  * @name as perf shows it: a C++ name demangled without its parameters
- * ("hash_table<...>::find_slot_with_hash"), by libiberty as perf does;
- * malloc()ed, or NULL when @name stays as it is.
+ * ("hash_table<...>::find_slot_with_hash"), a Rust one (v0 "_R...", or
+ * legacy "_ZN...17h<hash>E") without its hash, by libiberty as perf
+ * does; malloc()ed, or NULL when @name stays as it is.
  */
 static char *demangle(const char *name)
 {
-	return name[0] == '_' && name[1] == 'Z' ? cplus_demangle(name, DMGL_NO_OPTS) : NULL;
+	char *rust;
+
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return NULL;
+	/* DMGL_RUST is Rust alone: NULL for a C++ name, which is tried next. */
+	rust = cplus_demangle(name, DMGL_NO_OPTS | DMGL_RUST);
+	if (rust || name[1] == 'R')
+		return rust;
+	return cplus_demangle(name, DMGL_NO_OPTS);
 }
 
 /* The functions of @mod's best symbol table (@n entries) into @f->syms, names copied. */
