@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "../lib/hashmap.h"
 #include "json_out.h"
@@ -56,7 +58,9 @@ struct row {
 	bool has_cpu, user;
 	uint64_t addr;		/* where an unknown function is, as perf shows it */
 	uint64_t comm_time;	/* of the latest sample: its comm is the thread's name */
-	uint64_t samples, period;
+	uint64_t samples, period;	/* the samples taken in it (self) */
+	uint64_t children;	/* --children: the period of the samples with it in their stack */
+	uint64_t seen;		/* the last sample that added to @children */
 };
 
 /* The rows, found by their key: the map's items index @rows. */
@@ -66,6 +70,7 @@ struct table {
 	size_t key_words;
 	struct libsecmap_hashmap by_key;
 	struct row *last;	/* the row found last: a run of samples hits one row */
+	uint64_t nr_added;	/* samples added: each frame's row counts a sample once */
 };
 
 /*
@@ -78,10 +83,10 @@ static uint64_t unknown_addr(const struct secmap_frame *f)
 	return f->user && f->map_end ? f->file_offset : f->ip;
 }
 
-static void key_words(enum sort_key k, const struct secmap_sample *s, uint64_t *w)
+/* The words of key @k for frame @f of sample @s. */
+static void key_words(enum sort_key k, const struct secmap_sample *s,
+		      const struct secmap_frame *f, uint64_t *w)
 {
-	const struct secmap_frame *f = s->frame;
-
 	/* Names are interned by the library: one pointer, one name. */
 	w[1] = 0;
 	switch (k) {
@@ -129,8 +134,9 @@ static inline bool same_key(const uint64_t *a, const uint64_t *b, size_t n)
 	return true;
 }
 
+/* The row of frame @f of sample @s (its own frame, or one of its callchain's). */
 static struct row *table_find(struct table *t, const struct sort_keys *keys,
-			      const struct secmap_sample *s)
+			      const struct secmap_sample *s, const struct secmap_frame *f)
 {
 	uint64_t key[1 + 2 * NR_KEYS];
 	size_t i, bytes = (1 + t->key_words) * sizeof(key[0]);
@@ -140,7 +146,7 @@ static struct row *table_find(struct table *t, const struct sort_keys *keys,
 
 	key[0] = s->event;
 	for (i = 0; i < keys->nr; i++)
-		key_words(keys->key[i], s, &key[1 + 2 * i]);
+		key_words(keys->key[i], s, f, &key[1 + 2 * i]);
 	if (r && r->event == s->event && same_key(r->key, key + 1, t->key_words))
 		return r;
 	h = libsecmap_hashmap_hash(&t->by_key, key, bytes);
@@ -163,10 +169,9 @@ static struct row *table_find(struct table *t, const struct sort_keys *keys,
 		return NULL;
 	r = &t->rows[t->nr++];
 	*r = (struct row){
-		.event = s->event, .comm = s->comm, .dso = s->frame->dso,
-		.module = s->frame->module, .section = s->frame->section,
-		.symbol = s->frame->symbol, .tid = s->tid, .cpu = s->cpu,
-		.has_cpu = s->has_cpu, .user = s->frame->user, .addr = unknown_addr(s->frame),
+		.event = s->event, .comm = s->comm, .dso = f->dso, .module = f->module,
+		.section = f->section, .symbol = f->symbol, .tid = s->tid, .cpu = s->cpu,
+		.has_cpu = s->has_cpu, .user = f->user, .addr = unknown_addr(f),
 	};
 	memcpy(r->key, key + 1, bytes - sizeof(key[0]));
 	return t->last = r;
@@ -210,7 +215,10 @@ static int cmp_key(enum sort_key k, const struct row *x, const struct row *y)
 	return 0;
 }
 
-/* By event, heaviest first, then by the keys in their order: the same table every run. */
+/*
+ * By event, heaviest first (by children with --children), then by the
+ * keys in their order: the same table every run.
+ */
 static int cmp_row(const void *a, const void *b, void *arg)
 {
 	const struct sort_keys *keys = arg;
@@ -220,6 +228,8 @@ static int cmp_row(const void *a, const void *b, void *arg)
 
 	if (x->event != y->event)
 		return x->event < y->event ? -1 : 1;
+	if (x->children != y->children)
+		return x->children > y->children ? -1 : 1;
 	if (x->period != y->period)
 		return x->period > y->period ? -1 : 1;
 	if (x->samples != y->samples)
@@ -265,6 +275,8 @@ struct report_opts {
 	double percent_limit;
 	bool relative;		/* --percentage relative */
 	bool verbose;		/* long dso names */
+	bool header, header_only;	/* --header, --header-only */
+	bool children;		/* --children: rows for every frame of the callchains */
 	const char *pprof_path;	/* --pprof: the samples kept go there, not to a table */
 	struct pprof *pprof;
 	const char **names;	/* its events' */
@@ -300,7 +312,7 @@ static const char *cell(const struct report_opts *o, enum sort_key k, const stru
 		if (r->symbol)
 			snprintf(buf, size, "[%c] %s", r->user ? '.' : 'k', text_safe(r->symbol));
 		else
-			snprintf(buf, size, "[%c] 0x%016" PRIx64, r->user ? '.' : 'k', r->addr);
+			snprintf(buf, size, "[%c] %#.16" PRIx64, r->user ? '.' : 'k', r->addr);
 		return buf;
 	case NR_KEYS:
 		break;
@@ -323,16 +335,22 @@ struct totals {
 	uint64_t *base;				/* what the percentages are of */
 };
 
-static double percent(const struct totals *tot, const struct row *r)
+static double percent_of(const struct totals *tot, const struct row *r, uint64_t period)
 {
 	uint64_t base = tot->base[r->event];
 
-	return base ? 100.0 * (double)r->period / (double)base : 0.0;
+	return base ? 100.0 * (double)period / (double)base : 0.0;
 }
 
+static double percent(const struct totals *tot, const struct row *r)
+{
+	return percent_of(tot, r, r->period);
+}
+
+/* --percent-limit: of the children with --children, as perf's first column. */
 static bool shown(const struct report_opts *o, const struct totals *tot, const struct row *r)
 {
-	return percent(tot, r) >= o->percent_limit;
+	return percent_of(tot, r, o->children ? r->children : r->period) >= o->percent_limit;
 }
 
 /* What perf says of a column it leaves out: "# comm: NAME". */
@@ -382,13 +400,13 @@ static void print_header(const struct report_opts *o, const size_t *width)
 {
 	size_t i, k;
 
-	printf("# Overhead   Samples");
+	printf(o->children ? "#  Children      Self   Samples" : "# Overhead   Samples");
 	for (i = 0; i < o->nr_columns; i++) {
 		k = o->column[i];
 		printf("  %s%*s", key_info[k].title, i + 1 < o->nr_columns ?
 		       (int)(width[i] - strlen(key_info[k].title)) : 0, "");
 	}
-	printf("\n# ........  ........");
+	printf(o->children ? "\n# .........  ........  ........" : "\n# ........  ........");
 	for (i = 0; i < o->nr_columns; i++) {
 		printf("  ");
 		for (k = 0; k < width[i]; k++)
@@ -438,6 +456,8 @@ static void report_print_stdio(struct sample_walk *w, const struct report_opts *
 		}
 		if (!shown(o, tot, r))
 			continue;
+		if (o->children)
+			printf("%10.2f%%  ", percent_of(tot, r, r->children));
 		printf("%9.2f%%  %8" PRIu64, percent(tot, r), r->samples);
 		for (j = 0; j < o->nr_columns; j++) {
 			const char *s = cell(o, o->column[j], r, buf, sizeof(buf));
@@ -528,6 +548,8 @@ static int report_print_json(struct sample_walk *w, const struct report_opts *o,
 			json_out_object_begin(out, NULL);
 			json_out_u64(out, "samples", r->samples);
 			json_out_u64(out, "period", r->period);
+			if (o->children)
+				json_out_u64(out, "children", r->children);
 			json_row_keys(out, o, r);
 			json_out_object_end(out);
 		}
@@ -561,6 +583,11 @@ static void report_usage(FILE *f)
 		"                         default) or relative (of those shown)\n"
 		"      --percent-limit P  leave out rows under P percent\n"
 		"  -v, --verbose          dso: the file's whole path\n"
+		"      --children         a row for every function in the samples' callchains too,\n"
+		"                         with the period of the samples it is in (Children)\n"
+		"      --no-children      the samples' own functions only (the default)\n"
+		"      --header           the perf.data's header and the recording's, then the table\n"
+		"      --header-only      the headers alone\n"
 		"      --pprof FILE       write the samples kept as a pprof profile (gzipped\n"
 		"                         profile.proto, with callchains), not a table\n"
 		"      --clock CLOCK      override the samples' clock: local or monotonic\n"
@@ -573,7 +600,8 @@ static void report_usage(FILE *f)
 		bin_name);
 }
 
-enum { OPT_STDIO = 0x300, OPT_PERCENTAGE, OPT_PERCENT_LIMIT, OPT_PPROF };
+enum { OPT_STDIO = 0x300, OPT_PERCENTAGE, OPT_PERCENT_LIMIT, OPT_PPROF, OPT_HEADER,
+       OPT_HEADER_ONLY, OPT_CHILDREN, OPT_NO_CHILDREN };
 
 /* One report option: 0 taken, -1 not ours, else an exit code. */
 static int report_option(struct report_opts *o, struct resolver_args *args, int opt,
@@ -598,6 +626,16 @@ static int report_option(struct report_opts *o, struct resolver_args *args, int 
 		return 0;
 	case OPT_PPROF:
 		o->pprof_path = arg;
+		return 0;
+	case OPT_HEADER:
+		o->header = true;
+		return 0;
+	case OPT_HEADER_ONLY:
+		o->header = o->header_only = true;
+		return 0;
+	case OPT_CHILDREN:
+	case OPT_NO_CHILDREN:
+		o->children = opt == OPT_CHILDREN;
 		return 0;
 	case OPT_PERCENTAGE:
 		if (!strcmp(arg, "relative") || !strcmp(arg, "absolute")) {
@@ -653,6 +691,34 @@ static int name_threads(struct table *t)
 }
 
 /*
+ * --children: @s's period to the row of every frame in its stack, once
+ * a row however often it recurs there, its own row (@own) first. 0, or
+ * -ENOMEM. The rows move as the table grows: t->last is @own's again at
+ * the end.
+ */
+static int add_children(struct table *t, const struct report_opts *o,
+			const struct secmap_sample *s, struct row *own)
+{
+	size_t own_at = (size_t)(own - t->rows), i;
+	uint64_t seq = ++t->nr_added;
+	struct row *r;
+
+	own->children += s->period;
+	own->seen = seq;
+	for (i = 0; i < s->nr_chain; i++) {
+		r = table_find(t, &o->keys, s, secmap_frame_at(s->chain, i));
+		if (!r)
+			return -ENOMEM;
+		if (r->seen != seq) {
+			r->seen = seq;
+			r->children += s->period;
+		}
+	}
+	t->last = &t->rows[own_at];
+	return 0;
+}
+
+/*
  * Every sample into its row: perf's totals, --cpu's filter and the
  * others'. What sample_walk_next() said last; *@nomem when out of memory.
  */
@@ -666,7 +732,7 @@ static int fill_table(struct sample_walk *w, const struct report_opts *o, struct
 	int err;
 
 	while ((err = sample_walk_next(w, &s)) == 1) {
-		if (s->event >= nr_events || !sample_filter_match_cpu(&o->filter, s))
+		if (s->event >= nr_events || !sample_filter_match_skip(&o->filter, s))
 			continue;
 		tot->samples[s->event]++;
 		tot->period[s->event] += s->period;
@@ -680,11 +746,12 @@ static int fill_table(struct sample_walk *w, const struct report_opts *o, struct
 			}
 			continue;
 		}
-		r = table_find(t, &o->keys, s);
-		if (!r) {
+		r = table_find(t, &o->keys, s, s->frame);
+		if (!r || (o->children && add_children(t, o, s, r))) {
 			*nomem = true;
 			return 0;
 		}
+		r = t->last;
 		r->samples++;
 		r->period += s->period;
 		if (s->time >= r->comm_time) {
@@ -697,6 +764,63 @@ static int fill_table(struct sample_walk *w, const struct report_opts *o, struct
 	if ((o->keys.has[KEY_PID] || o->keys.has[KEY_TID]) && name_threads(t))
 		*nomem = true;
 	return err;
+}
+
+/*
+ * --header: what perf report --header says of the perf.data (the same
+ * lines, for the features secmap reads), then the recording secmap uses.
+ */
+static int print_header_info(struct sample_walk *w)
+{
+	struct secmap_perf_header h = { .sz = sizeof(h) };
+	const struct secmap_resolver *res = sample_walk_resolver(w);
+	int ret = sample_walk_header(w, &h);
+	const struct {
+		const char *name, *value;
+	} strings[] = {
+		{ "hostname", h.hostname }, { "os release", h.os_release },
+		{ "perf version", h.perf_version }, { "arch", h.arch },
+	};
+	struct stat st;
+	char when[64];
+	size_t i;
+
+	if (ret)
+		return ret;
+	printf("# ========\n");
+	if (!stat(sample_walk_input(w), &st) && ctime_r(&st.st_mtime, when))
+		printf("# captured on    : %s", when);
+	printf("# header version : 1\n# data offset    : %" PRIu64 "\n# data size      : %" PRIu64
+	       "\n# feat offset    : %" PRIu64 "\n", h.data_offset, h.data_size, h.feat_offset);
+	for (i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+		if (strings[i].value)
+			printf("# %s : %s\n", strings[i].name, text_safe(strings[i].value));
+	if (h.nr_cpus_avail)
+		printf("# nrcpus online : %u\n# nrcpus avail : %u\n", h.nr_cpus_online,
+		       h.nr_cpus_avail);
+	if (h.cpu_desc)
+		printf("# cpudesc : %s\n", text_safe(h.cpu_desc));
+	if (h.cpuid)
+		printf("# cpuid : %s\n", text_safe(h.cpuid));
+	if (h.total_mem_kb)
+		printf("# total memory : %" PRIu64 " kB\n", h.total_mem_kb);
+	if (h.cmdline)
+		printf("# cmdline : %s \n", text_safe(h.cmdline));
+	for (i = 0; i < sample_walk_nr_events(w); i++)
+		printf("# event : name = %s\n", text_safe(sample_walk_event_name(w, i)));
+	if (h.has_sample_time) {
+		printf("# time of first sample : %" PRIu64 ".%06" PRIu64 "\n",
+		       h.first_sample_time / 1000000000, h.first_sample_time % 1000000000 / 1000);
+		printf("# time of last sample : %" PRIu64 ".%06" PRIu64 "\n",
+		       h.last_sample_time / 1000000000, h.last_sample_time % 1000000000 / 1000);
+		printf("# sample duration : %10.3f ms\n",
+		       (double)(h.last_sample_time - h.first_sample_time) / 1e6);
+	}
+	printf("# secmap recording : %zu module builds, %zu section maps, %zu kernel symbols\n",
+	       secmap_resolver_nr_modules(res), secmap_resolver_nr_maps(res),
+	       secmap_resolver_nr_kernel_symbols(res));
+	printf("# ========\n#\n");
+	return SECMAP_EXIT_OK;
 }
 
 /* --pprof FILE: the output opened (nothing replaced yet) and the profile begun; an exit code. */
@@ -747,6 +871,10 @@ int do_report(int argc, char **argv)
 		{ "percentage",	   required_argument, NULL, OPT_PERCENTAGE },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "pprof",	   required_argument, NULL, OPT_PPROF },
+		{ "header",	   no_argument,	      NULL, OPT_HEADER },
+		{ "header-only",   no_argument,	      NULL, OPT_HEADER_ONLY },
+		{ "children",	   no_argument,	      NULL, OPT_CHILDREN },
+		{ "no-children",   no_argument,	      NULL, OPT_NO_CHILDREN },
 		{ 0 }
 	};
 	struct report_opts o = {
@@ -795,9 +923,20 @@ int do_report(int argc, char **argv)
 	}
 	t.key_words = 2 * o.keys.nr;
 	set_columns(&o);
-	ret = sample_walk_open(&args, o.pprof_path ? SAMPLE_WALK_CHAIN : 0, &w);
+	ret = sample_walk_open(&args, o.pprof_path || o.children ? SAMPLE_WALK_CHAIN : 0, &w);
 	if (!w)
 		goto out;
+	ret = sample_filter_walk_span(&o.filter, w);
+	if (!ret && o.header && !json_output && !o.pprof_path)
+		ret = print_header_info(w);
+	if (ret)
+		goto out;
+	if (o.header_only) {
+		ret = flush_output(stdout) ? (p_err("cannot write output: %s",
+						     strerror(errno ? errno : EIO)),
+					      SECMAP_EXIT_FAILURE) : sample_walk_status(w);
+		goto out;
+	}
 	nr_events = sample_walk_nr_events(w);
 	if (o.pprof_path) {
 		ret = pprof_open(&o, w, &out_file);

@@ -14,6 +14,7 @@ struct sample_walk {
 	const char *input;
 	struct secmap_session *session;
 	struct secmap_resolver *res;
+	struct secmap_perf_data *pd;	/* for the header, opened when asked */
 	int status;			/* resolver_open()'s, returned at the end */
 	bool warned_order;
 	struct sample_walk_lost lost;
@@ -126,6 +127,36 @@ const char *sample_walk_input(const struct sample_walk *w)
 	return w->input;
 }
 
+int sample_walk_header(struct sample_walk *w, struct secmap_perf_header *h)
+{
+	const char *why;
+	int err = w->pd ? 0 : secmap_perf_data_open(w->input, &w->pd);
+
+	if (!err)
+		err = secmap_perf_data_header(w->pd, h);
+	if (!err)
+		return SECMAP_EXIT_OK;
+	if (err == -ENOMEM) {
+		p_err("out of memory");
+		return SECMAP_EXIT_FAILURE;
+	}
+	why = secmap_error_reason(err);
+	p_err("%s: %s", w->input, why ? why : recording_strerror(err));
+	return recording_exit_code(err);
+}
+
+const struct secmap_perf_event *sample_walk_event(struct sample_walk *w, size_t idx)
+{
+	if (!w->pd && secmap_perf_data_open(w->input, &w->pd))
+		return NULL;
+	return secmap_perf_data_event(w->pd, idx);
+}
+
+const struct secmap_resolver *sample_walk_resolver(const struct sample_walk *w)
+{
+	return w->res;
+}
+
 int sample_walk_status(const struct sample_walk *w)
 {
 	return w->status;
@@ -137,5 +168,6 @@ void sample_walk_close(struct sample_walk *w)
 		return;
 	secmap_session_close(w->session);
 	secmap_resolver_free(w->res);
+	secmap_perf_data_close(w->pd);
 	free(w);
 }

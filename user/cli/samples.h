@@ -39,6 +39,15 @@ struct sample_walk_lost {
 	uint64_t chunks, events, samples;
 };
 const struct sample_walk_lost *sample_walk_lost(struct sample_walk *walk);
+/*
+ * The perf.data's header (secmap_perf_data_header()), its strings valid
+ * until sample_walk_close(): an exit code, the error said.
+ */
+int sample_walk_header(struct sample_walk *walk, struct secmap_perf_header *header);
+/* Event @idx's attributes, from the perf.data (opened when asked); NULL if it cannot be read. */
+const struct secmap_perf_event *sample_walk_event(struct sample_walk *walk, size_t idx);
+/* The resolver of the recording, for its counts. */
+const struct secmap_resolver *sample_walk_resolver(const struct sample_walk *walk);
 /* The exit code resolver_open() gave (SECMAP_EXIT_KO_MISMATCH), to return at the end. */
 int sample_walk_status(const struct sample_walk *walk);
 void sample_walk_close(struct sample_walk *walk);

@@ -13,11 +13,12 @@
 #include "../lib/hashmap.h"
 #include "sample_filter.h"
 #include "samples.h"
+#include "script_print.h"
 
 static void script_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s script [-i PERF_DATA] [-m SECMAP_DATA] [--ns] [--folded] [OPTIONS]\n"
+		"Usage: %s script [-i PERF_DATA] [-m SECMAP_DATA] [-F FIELDS] [--ns] [--folded] [OPTIONS]\n"
 		"\n"
 		"Print each sample as perf script does by default (callchain frames too when\n"
 		"recorded), with module frames named by the recording: the function that ran at\n"
@@ -29,7 +30,9 @@ static void script_usage(FILE *f)
 		"  -i, --input PERF_DATA  the samples (default perf.data)\n"
 		"  -m, --map SECMAP_DATA  the recording, if not inside PERF_DATA\n"
 		"      --ns               times with nanoseconds (default microseconds)\n"
-		"  -F, --folded           \"comm;outermost;...;innermost count\" per distinct stack\n"
+		"  -F, --fields FIELDS    perf script's: comm,tid,pid,time,cpu,event,period,ip,sym,\n"
+		"                         symoff,dso (those alone), or +field,-field (the default's)\n"
+		"      --folded           \"comm;outermost;...;innermost count\" per distinct stack\n"
 		"      --clock CLOCK      override the samples' clock: local or monotonic\n"
 		"      --ko-path PATH     look for .ko files in PATH first (repeatable)\n"
 		"      --force            use a .ko whose build-id differs from the recorded one\n"
@@ -38,108 +41,6 @@ static void script_usage(FILE *f)
 		"  -q, --quiet            no warnings about missing .ko files\n"
 		"  -h, --help             show this help\n",
 		bin_name);
-}
-
-/*
- * @v in hex at the end of @buf (@end), right-aligned in @width columns:
- * where it starts. printf's %16lx, without printf: a -g profile prints
- * tens of millions of these, and vfprintf was a fifth of script's time.
- */
-static char *hex_right(char *end, uint64_t v, int width)
-{
-	char *p = end;
-
-	do {
-		*--p = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	while (end - p < width)
-		*--p = ' ';
-	return p;
-}
-
-/*
- * text_safe() of a frame's name, remembered by its address: the
- * session's and the resolver's names stay put and unchanged while it is
- * open, and a profile names the same few thousand functions millions of
- * times.
- */
-static const char *name_safe(const char *s)
-{
-	static const char *known[4096];
-	const char **slot = &known[((uintptr_t)s >> 3) % 4096];
-	const char *safe;
-
-	if (*slot == s)
-		return s;
-	safe = text_safe(s);
-	if (safe == s)
-		*slot = s;
-	return safe;
-}
-
-/* "sym+0x1f (dso)" as perf script prints a frame; "[unknown]" without a symbol. */
-static void print_frame_tail(FILE *out, const struct secmap_frame *f)
-{
-	char buf[24], *end = buf + sizeof(buf), *p;
-
-	if (f->symbol) {
-		fputs_unlocked(name_safe(f->symbol), out);
-		p = hex_right(end, f->symbol_offset, 0);
-		*--p = 'x';
-		*--p = '0';
-		*--p = '+';
-		fwrite_unlocked(p, 1, (size_t)(end - p), out);
-	} else {
-		fputs_unlocked("[unknown]", out);
-	}
-	fputs_unlocked(" (", out);
-	fputs_unlocked(name_safe(f->dso), out);
-	fputs_unlocked(")\n", out);
-}
-
-/* @lead, the address in 16 columns, a space, then the frame's function and file. */
-static void print_frame(FILE *out, char lead, const struct secmap_frame *f)
-{
-	char buf[24], *end = buf + sizeof(buf) - 1, *p;
-
-	*end = ' ';
-	p = hex_right(end, f->ip, 16);
-	*--p = lead;
-	fwrite_unlocked(p, 1, (size_t)(end + 1 - p), out);
-	print_frame_tail(out, f);
-}
-
-static void print_sample(FILE *out, const struct secmap_sample *s, const char *event, bool ns)
-{
-	size_t i;
-
-	/*
-	 * As perf script: the comm unpadded when the event has callchains
-	 * (stackcollapse-perf.pl and speedscope want it at the line's start),
-	 * right-aligned in 16 columns otherwise.
-	 */
-	fprintf(out, s->event_callchain ? "%s %5d" : "%16s %5d", text_safe(s->comm), s->tid);
-	if (s->has_cpu)
-		fprintf(out, " [%03u]", s->cpu);
-	if (s->has_time) {
-		if (ns)
-			fprintf(out, " %5" PRIu64 ".%09" PRIu64 ":", s->time / 1000000000,
-				s->time % 1000000000);
-		else
-			fprintf(out, " %5" PRIu64 ".%06" PRIu64 ":", s->time / 1000000000,
-				s->time % 1000000000 / 1000);
-	}
-	fprintf(out, " %10" PRIu64 " %s: ", s->period, text_safe(event));
-	/* A chain perf found corrupt, or empty, is still a chain: no frame. */
-	if (!s->event_callchain) {
-		print_frame(out, ' ', s->frame);
-		return;
-	}
-	fputc_unlocked('\n', out);
-	for (i = 0; i < s->nr_chain; i++)
-		print_frame(out, '\t', secmap_frame_at(s->chain, i));
-	fputc_unlocked('\n', out);
 }
 
 /* Folded stacks: counted by the whole line; the map's items index @stacks. */
@@ -254,12 +155,13 @@ static int fold_sample(struct folded *fold, const struct secmap_sample *s, char 
 
 int do_script(int argc, char **argv)
 {
-	enum { OPT_NS = 0x300 };
+	enum { OPT_NS = 0x300, OPT_FOLDED };
 	static const struct option opts[] = {
 		RESOLVER_LONG_OPTIONS,
 		SAMPLE_FILTER_LONG_OPTIONS,
 		{ "ns",		no_argument, NULL, OPT_NS },
-		{ "folded",	no_argument, NULL, 'F' },
+		{ "fields",	required_argument, NULL, 'F' },
+		{ "folded",	no_argument, NULL, OPT_FOLDED },
 		{ "quiet",	no_argument, NULL, 'q' },
 		{ "help",	no_argument, NULL, 'h' },
 		{ 0 }
@@ -268,7 +170,8 @@ int do_script(int argc, char **argv)
 	struct sample_filter filter = { 0 };
 	struct sample_walk *w = NULL;
 	struct folded fold = { 0 };
-	bool ns = false, folded = false;
+	struct script_print print = { .fields = SCRIPT_DEFAULT_FIELDS };
+	bool folded = false;
 	char *line = NULL;
 	size_t line_len = 0, i;
 	const struct secmap_sample *s;
@@ -277,15 +180,20 @@ int do_script(int argc, char **argv)
 	libsecmap_hashmap_init(&fold.by_line);
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+" RESOLVER_SHORT_OPTIONS "Fqh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+" RESOLVER_SHORT_OPTIONS "F:qh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			script_usage(stdout);
 			return SECMAP_EXIT_OK;
 		case OPT_NS:
-			ns = true;
+			print.ns = true;
 			continue;
 		case 'F':
+			ret = script_fields(optarg, &print);
+			if (ret)
+				goto out;
+			continue;
+		case OPT_FOLDED:
 			folded = true;
 			continue;
 		case 'q':
@@ -301,7 +209,9 @@ int do_script(int argc, char **argv)
 		if (ret > 0)
 			goto out;
 		if (ret < 0) {
-			ret = resolver_option_error("script", argv, script_usage);
+			ret = optopt == 'F' ? (p_err("script: option '-F' needs a value"),
+					       SECMAP_EXIT_USAGE) :
+			      resolver_option_error("script", argv, script_usage);
 			goto out;
 		}
 	}
@@ -313,11 +223,21 @@ int do_script(int argc, char **argv)
 	ret = sample_walk_open(&args, SAMPLE_WALK_CHAIN | (folded ? 0 : SAMPLE_WALK_ORDERED), &w);
 	if (!w)
 		goto out;
+	ret = sample_filter_walk_span(&filter, w);
+	if (ret)
+		goto out;
+	ret = folded ? SECMAP_EXIT_OK : script_fields_check(&print, w);
+	if (ret)
+		goto out;
+	/* perf right-aligns event names in the width of the longest. */
+	for (i = 0; i < sample_walk_nr_events(w); i++)
+		if (strlen(sample_walk_event_name(w, i)) > (size_t)print.name_width)
+			print.name_width = (int)strlen(sample_walk_event_name(w, i));
 	while ((err = sample_walk_next(w, &s)) == 1) {
 		if (!sample_filter_match(&filter, s))
 			continue;
 		if (!folded)
-			print_sample(stdout, s, sample_walk_event_name(w, s->event), ns);
+			script_print_sample(stdout, &print, s, sample_walk_event_name(w, s->event));
 		else if (fold_sample(&fold, s, &line, &line_len))
 			goto nomem;
 	}

@@ -58,6 +58,20 @@ check "report --percent-limit 5x: a number" \
 	fails 2 "--percent-limit takes a percentage from 0 to 100, not '5x'" report --percent-limit 5x
 check "report --dsos '': a list of names" \
 	fails 2 "--dsos: a comma-separated list of file names expected" report --dsos ''
+check "script --time abc: perf's forms expected" \
+	fails 2 "--time: START,STOP in seconds" script --time abc
+check "script --time 10%/11: past the recording's end" \
+	fails 2 "--time: START,STOP in seconds" script --time 10%/11
+check "report --time 5,3: a range backwards" \
+	fails 2 "--time: START,STOP in seconds" report --time 5,3
+check "report --time 1.5: no comma, no range" \
+	fails 2 "--time: START,STOP in seconds" report --time 1.5
+check "script -F addr: a field secmap does not print" \
+	fails 2 "-F takes a list of comm" script -F addr
+check "script -F +pid,comm: a change and a list at once" \
+	fails 2 "-F takes a list of comm" script -F +pid,comm
+check "script -F sym: a function needs its address" \
+	fails 2 "sym and dso need ip" script -F sym
 check "script --pid abc: a list of process ids expected" \
 	fails 2 "--pid: a comma-separated list of process ids expected, not 'abc'" script --pid abc
 check "script --tid 5,: a list of thread ids expected" \
