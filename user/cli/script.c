@@ -226,13 +226,9 @@ int do_script(int argc, char **argv)
 	ret = sample_filter_walk_span(&filter, w);
 	if (ret)
 		goto out;
-	ret = folded ? SECMAP_EXIT_OK : script_fields_check(&print, w);
+	ret = folded ? SECMAP_EXIT_OK : script_print_begin(&print, w);
 	if (ret)
 		goto out;
-	/* perf right-aligns event names in the width of the longest. */
-	for (i = 0; i < sample_walk_nr_events(w); i++)
-		if (strlen(sample_walk_event_name(w, i)) > (size_t)print.name_width)
-			print.name_width = (int)strlen(sample_walk_event_name(w, i));
 	while ((err = sample_walk_next(w, &s)) == 1) {
 		if (!sample_filter_match(&filter, s))
 			continue;

@@ -141,7 +141,7 @@ int script_fields(const char *arg, struct script_print *print)
 	return SECMAP_EXIT_OK;
 }
 
-int script_fields_check(const struct script_print *p, struct sample_walk *walk)
+int script_print_begin(struct script_print *p, struct sample_walk *walk)
 {
 	static const struct {
 		unsigned int field;
@@ -151,6 +151,10 @@ int script_fields_check(const struct script_print *p, struct sample_walk *walk)
 	const struct secmap_perf_event *e;
 	size_t i, j;
 
+	/* perf right-aligns event names in the width of the longest. */
+	for (i = 0; i < sample_walk_nr_events(walk); i++)
+		if (strlen(sample_walk_event_name(walk, i)) > (size_t)p->name_width)
+			p->name_width = (int)strlen(sample_walk_event_name(walk, i));
 	if (!p->fields_set)
 		return SECMAP_EXIT_OK;
 	for (i = 0; i < sample_walk_nr_events(walk); i++) {

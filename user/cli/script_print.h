@@ -45,10 +45,11 @@ struct script_print {
 int script_fields(const char *arg, struct script_print *p);
 struct sample_walk;
 /*
- * perf's refusal of a field -F names that an event's samples lack (cpu,
- * time): an exit code, the error said.
+ * Ready to print @walk's samples: perf's refusal of a field -F names that
+ * an event's samples lack (cpu, time), and the events' names' width. An
+ * exit code, the error said.
  */
-int script_fields_check(const struct script_print *p, struct sample_walk *walk);
+int script_print_begin(struct script_print *p, struct sample_walk *walk);
 void script_print_sample(FILE *out, const struct script_print *p, const struct secmap_sample *s,
 			 const char *event);
 

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * secmap report's parts: the table made of the samples (cli/report.c)
+ * and its printing, as perf's text or as JSON (cli/report_print.c).
+ */
+#ifndef SECMAP_REPORT_H
+#define SECMAP_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sample_filter.h"
+#include "samples.h"
+
+enum sort_key {
+	KEY_COMM, KEY_PID, KEY_TID, KEY_CPU, KEY_DSO, KEY_MODULE, KEY_SECTION, KEY_SYMBOL, KEY_SYM,
+	NR_KEYS
+};
+
+/* --sort's names, the columns' titles and the JSON members (report.c). */
+extern const struct report_key_info {
+	const char *name, *title;
+} key_info[NR_KEYS];
+
+struct sort_keys {
+	enum sort_key key[NR_KEYS];
+	size_t nr;
+	bool has[NR_KEYS];
+};
+
+struct row {
+	size_t event;
+	uint64_t key[2 * NR_KEYS];	/* per sort key in order, two words: what tells rows apart */
+	/* What the row shows: its first sample's (the same for every sample of it). */
+	const char *comm, *dso, *module, *section, *symbol;
+	int32_t tid;
+	uint32_t cpu;
+	bool has_cpu, user;
+	uint64_t addr;		/* where an unknown function is, as perf shows it */
+	uint64_t comm_time;	/* of the latest sample: its comm is the thread's name */
+	uint64_t samples, period;	/* the samples taken in it (self) */
+	uint64_t children;	/* --children: the period of the samples with it in their stack */
+	uint64_t seen;		/* the last sample that added to @children */
+};
+
+struct report_opts {
+	struct sort_keys keys;
+	/* The keys the text table shows: perf leaves out one its filter fixes to one value. */
+	enum sort_key column[NR_KEYS];
+	size_t nr_columns;
+	struct sample_filter filter;
+	double percent_limit;
+	bool relative;		/* --percentage relative */
+	bool verbose;		/* long dso names */
+	bool header, header_only;	/* --header, --header-only */
+	bool children;		/* --children: rows for every frame of the callchains */
+	const char *pprof_path;	/* --pprof: the samples kept go there, not to a table */
+	struct pprof *pprof;
+	const char **names;	/* its events' */
+};
+
+struct totals {
+	uint64_t *samples, *period;		/* per event: what the header says */
+	uint64_t *base;				/* what the percentages are of */
+};
+
+/*
+ * perf's address of a frame whose function is unknown: in a user file
+ * the offset perf maps it to (its map's pgoff plus the distance into it),
+ * else the address itself.
+ */
+static inline uint64_t unknown_addr(const struct secmap_frame *f)
+{
+	return f->user && f->map_end ? f->file_offset : f->ip;
+}
+
+/* The columns the text table shows (perf leaves out one a filter fixes). */
+void report_set_columns(struct report_opts *o);
+void report_print_stdio(struct sample_walk *w, const struct report_opts *o,
+			const struct row *rows, size_t nr, const struct totals *tot);
+int report_print_json(struct sample_walk *w, const struct report_opts *o,
+		      const struct row *rows, size_t nr, const struct totals *tot);
+/* --header: perf's header lines and the recording's counts; an exit code. */
+int report_print_header(struct sample_walk *w);
+
+#endif /* SECMAP_REPORT_H */
