@@ -67,9 +67,7 @@ read -r pw pm pr < <(stats perf.runs)
 read -r _ _ qr < <(stats small.runs)
 echo "bench inject: secmap inject  best $sw s, median $sm s, peak RSS $((sr / 1024)) MB"
 echo "bench inject: perf inject -b best $pw s, median $pm s, peak RSS $((pr / 1024)) MB"
-echo "bench inject: secmap is $(awk -v a="$pw" -v b="$sw" 'BEGIN { printf "%.1f", a / b }')x faster" \
-	"(medians: $(awk -v a="$pm" -v b="$sm" 'BEGIN { printf "%.1f", a / b }')x) and uses" \
-	"$(awk -v a="$pr" -v b="$sr" 'BEGIN { printf "%.1f", a / b }')x less memory, over $runs runs each (goal: at least 1x both)"
+ratios "bench inject: secmap" "goal: at least 1x both" "$runs" secmap.runs perf.runs
 echo "bench inject: secmap inject peak RSS on a $(du -m small.data | cut -f1) MB file" \
 	"$((qr / 1024)) MB, on the $(du -m big.data | cut -f1) MB one $((sr / 1024)) MB" \
 	"(goal: the same, whatever the size)"

@@ -79,9 +79,7 @@ compare() {
 	read -r pw pm pr < <(stats perf.runs)
 	echo "bench report: $title: secmap ${ours[*]}: best $sw s, median $sm s, peak RSS $((sr / 1024)) MB"
 	echo "bench report: $title: perf ${theirs[*]}: best $pw s, median $pm s, peak RSS $((pr / 1024)) MB"
-	echo "bench report: $title: secmap is $(awk -v a="$pw" -v b="$sw" 'BEGIN { printf "%.1f", a / b }')x faster" \
-		"(medians: $(awk -v a="$pm" -v b="$sm" 'BEGIN { printf "%.1f", a / b }')x) and uses" \
-		"$(awk -v a="$pr" -v b="$sr" 'BEGIN { printf "%.1f", a / b }')x less memory, over $n runs each ($goal)"
+	ratios "bench report: $title: secmap" "$goal" "$n" secmap.runs perf.runs
 }
 compare "-g, user and kernel" "$runs" "goal: 10x both" chain.data report --stdio --sort dso,sym -- \
 	report --stdio --sort dso,sym --no-children -g none

@@ -18,3 +18,14 @@ stats() {
 	sort -n "$1" | awk '{ w[NR] = $1; if (NR == 1 || $2 < r) r = $2 }
 		END { printf "%s %s %d\n", w[1], w[int((NR + 1) / 2)], r }'
 }
+
+# ratios WHAT GOAL RUNS OURS_FILE THEIRS_FILE: "secmap is Nx faster (medians: Nx)
+# and uses Nx less memory, over RUNS runs each (GOAL)", from once's lines.
+ratios() {
+	local what=$1 goal=$2 n=$3 sw sm sr pw pm pr
+	read -r sw sm sr < <(stats "$4")
+	read -r pw pm pr < <(stats "$5")
+	echo "$what is $(awk -v a="$pw" -v b="$sw" 'BEGIN { printf "%.1f", a / b }')x faster" \
+		"(medians: $(awk -v a="$pm" -v b="$sm" 'BEGIN { printf "%.1f", a / b }')x) and uses" \
+		"$(awk -v a="$pr" -v b="$sr" 'BEGIN { printf "%.1f", a / b }')x less memory, over $n runs each ($goal)"
+}

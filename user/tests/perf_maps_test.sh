@@ -221,7 +221,7 @@ secmap_archived_right() {	# secmap_archived_right V READERS...
 secmap_right() {	# secmap_right V
 	# With call chains the sample's address is the first frame, on the next line.
 	"$secmap" script --ns -i "$1/inj.data" --ko-path kos 2>/dev/null |
-		awk 'match($0, /[0-9]+\.[0-9]+: +[0-9]+ [^ ]+:/) {
+		awk 'match($0, /[0-9]+\.[0-9]+: +[0-9]+ +[^ ]+:/) {
 			t = substr($0, RSTART, RLENGTH); sub(/:.*/, "", t)
 			rest = substr($0, RSTART + RLENGTH)
 			if (rest !~ /[0-9a-f]/) { getline rest }
