@@ -505,6 +505,14 @@ int libsecmap_dump_retry(int (*once)(void *arg, struct secmap_snapshot *snap), v
 #define LIBSECMAP_PERF_HEADER_SIZE	104
 #define LIBSECMAP_PERF_FEAT_BITS	256
 #define HEADER_BUILD_ID			2	/* feature bit: the build-id table */
+/*
+ * An entry of that table, perf_record_header_build_id: a record header
+ * {u32 type, u16 misc, u16 size}, s32 pid, 20 bytes of build-id, its
+ * length (set when misc has MISC_BUILD_ID_SIZE; else all 20 count), 3
+ * reserved, then the file's name (NUL, padded).
+ */
+#define BUILD_ID_ENTRY_HEAD		36
+#define MISC_BUILD_ID_SIZE		(1U << 15)
 
 struct libsecmap_perf_range {
 	uint64_t offset;

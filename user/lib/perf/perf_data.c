@@ -313,25 +313,19 @@ SECMAP_EXPORT void secmap_perf_data_close(struct secmap_perf_data *pd)
 	free(pd);
 }
 
-/*
- * perf_record_header_build_id: a record header {u32 type, u16 misc, u16
- * size}, s32 pid, 20 bytes of build-id, its length (misc bit 15 says the
- * byte is set; else all 20 count), 3 reserved, the file's name (NUL,
- * padded). perf stops at what is too short for one: so do we.
- */
-#define BUILD_ID_HEAD		36
-#define MISC_BUILD_ID_SIZE	(1u << 15)
-
+/* perf stops at what is too short for an entry (internal.h): so do we. */
 int pd_next_build_id(const struct secmap_perf_data *pd, uint64_t *pos, struct pd_build_id *e)
 {
-	const uint8_t *p = pd->map + pd->build_ids.offset + *pos;
-	uint64_t left = pd->build_ids.size - *pos, size;
+	struct libsecmap_perf_range r = pd->feat[HEADER_BUILD_ID];
+	const uint8_t *p = pd->map + r.offset + *pos;
+	uint64_t left = r.size - *pos, size;
 
-	if (*pos >= pd->build_ids.size || left < BUILD_ID_HEAD)
+	if (!libsecmap_feat_test(pd->features, HEADER_BUILD_ID) || *pos >= r.size ||
+	    left < BUILD_ID_ENTRY_HEAD)
 		return 0;
 	size = get16(p + 6);
-	if (size <= BUILD_ID_HEAD || size > left ||
-	    !memchr(p + BUILD_ID_HEAD, 0, size - BUILD_ID_HEAD))
+	if (size <= BUILD_ID_ENTRY_HEAD || size > left ||
+	    !memchr(p + BUILD_ID_ENTRY_HEAD, 0, size - BUILD_ID_ENTRY_HEAD))
 		return libsecmap_reason(-EBADMSG, "corrupt build-id table (entry at %llu)",
 					(unsigned long long)*pos);
 	e->misc = get16(p + 4);
@@ -340,7 +334,7 @@ int pd_next_build_id(const struct secmap_perf_data *pd, uint64_t *pos, struct pd
 	e->id_len = e->misc & MISC_BUILD_ID_SIZE ? p[32] : 20;
 	if (e->id_len > 20)
 		e->id_len = 20;
-	e->filename = (const char *)p + BUILD_ID_HEAD;
+	e->filename = (const char *)p + BUILD_ID_ENTRY_HEAD;
 	*pos += size;
 	return 1;
 }
@@ -387,8 +381,6 @@ int libsecmap_perf_data_open_fd(int fd, struct secmap_perf_data **pdp)
 	pd->offset = pf.data.offset;
 	pd->data_start = pf.data.offset;
 	pd->data_end = pf.data_end;
-	if (libsecmap_feat_test(pf.features, HEADER_BUILD_ID))
-		pd->build_ids = pf.feat[HEADER_BUILD_ID];
 	memcpy(pd->features, pf.features, sizeof(pd->features));
 	memcpy(pd->feat, pf.feat, sizeof(pd->feat));
 	pd->data_size = pf.data.size;

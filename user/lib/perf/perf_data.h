@@ -114,8 +114,7 @@ struct secmap_perf_data {
 	uint64_t dtotal;		/* bytes decompressed so far, all batches */
 	const uint8_t *rec;		/* the record being decoded */
 	bool in_batch;			/* it came out of a compressed record */
-	struct libsecmap_perf_range build_ids;	/* HEADER_BUILD_ID's section; size 0: none */
-	/* The file's header and feature sections, for secmap_perf_data_header(). */
+	/* The file's header and feature sections (build-ids, secmap_perf_data_header()). */
 	uint64_t features[LIBSECMAP_PERF_FEAT_BITS / 64];
 	struct libsecmap_perf_range feat[LIBSECMAP_PERF_FEAT_BITS];
 	uint64_t data_size, feat_offset;

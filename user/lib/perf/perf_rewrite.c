@@ -32,8 +32,6 @@
 #include "perf_rewrite.h"
 
 /* perf's, not the uapi's: the build-id's size follows it in MMAP2. */
-#define MISC_BUILD_ID_SIZE	(1U << 15)
-#define BUILD_ID_ENTRY_HEAD	36	/* struct perf_record_header_build_id */
 #define BUILD_ID_TABLE_MAX	(256 << 20)
 
 #define CLOCK_MONOTONIC_ID	1
