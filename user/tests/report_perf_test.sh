@@ -429,7 +429,8 @@ top_sym=$("$perf" report -i host-threads.data --stdio --no-children -g none --so
 nearly_same_rows() {
 	perf_rows "$@" >perf.r
 	ours_rows "$@" >ours.r
-	[ -s perf.r ] && [ "$(comm -3 perf.r ours.r | wc -l)" -le 1 ]
+	[ -s perf.r ] && [ "$(comm -23 perf.r ours.r | wc -l)" -le 1 ] &&
+		[ "$(comm -13 perf.r ours.r | wc -l)" -le 1 ]
 }
 for opts in "--comm secmap-worker" "--pid ${wpid:-0}" "--tid ${wtid:-0}" "--cpu 0" \
 	"--dsos [kernel.kallsyms]" "--symbols ${top_sym:-main}" "--comm python3 --cpu 0-1" \
