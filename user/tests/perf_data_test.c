@@ -8,6 +8,8 @@
  * under SANITIZE=1). tests/perf_data_test.sh compares with the real perf.
  */
 #include <errno.h>
+#include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1087,6 +1089,73 @@ TEST(lost_records)
 	free(d.p);
 }
 
+/* A KSYMBOL of @len bytes at @addr named @name (with @flags), at @time. */
+static void put_ksymbol(struct bytes *d, uint64_t addr, uint32_t len, uint16_t flags,
+			const char *name, uint64_t time)
+{
+	size_t r = begin_rec(d, PERF_RECORD_KSYMBOL, 0);
+
+	put64(d, addr);
+	put32x2(d, len, (uint32_t)flags << 16 | PERF_RECORD_KSYMBOL_TYPE_BPF);
+	append(d, name, strlen(name) + 1);
+	while ((d->len - r) % 8)
+		append(d, "", 1);
+	trailer(d, 100, time, 0);
+	end_rec(d, r);
+}
+
+/*
+ * KSYMBOL (BPF programs and other kernel code): address, length, type,
+ * flags and name; SECMAP_PERF_REC_OTHER to a caller of the 1.0 struct,
+ * which has no fields for it; a name without its end, -EBADMSG.
+ */
+TEST(ksymbol_records)
+{
+	struct bytes d = { 0 }, bad = { 0 }, f;
+	SECMAP_OPTS(secmap_perf_record, rec);
+	struct secmap_perf_record old;
+	struct secmap_perf_data *pd;
+	size_t r;
+
+	put_ksymbol(&d, 0xffffffffc0022118ull, 35, 0, "bpf_prog_f522_spin", 3000);
+	put_ksymbol(&d, 0xffffffffc0022118ull, 35, PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER,
+		    "bpf_prog_f522_spin", 4000);
+	f = make_file(&simple_ev, 1, &d);
+	ASSERT_EQ(0, open_bytes(&f, &pd));
+	ASSERT_EQ(1, secmap_perf_data_next(pd, &rec));
+	EXPECT_EQ(SECMAP_PERF_REC_KSYMBOL, rec.kind);
+	EXPECT_EQ(0xffffffffc0022118ull, rec.start);
+	EXPECT_EQ(35, rec.len);
+	EXPECT_EQ(PERF_RECORD_KSYMBOL_TYPE_BPF, rec.ksym_type);
+	EXPECT_EQ(0, rec.ksym_flags);
+	EXPECT_STREQ("bpf_prog_f522_spin", rec.ksym_name);
+	EXPECT_EQ(3000, rec.time);
+	memset(&old, 0, sizeof(old));
+	old.sz = offsetof(struct secmap_perf_record, ptid) + sizeof(old.ptid);
+	ASSERT_EQ(1, secmap_perf_data_next(pd, &old));
+	EXPECT_EQ(SECMAP_PERF_REC_OTHER, old.kind);
+	EXPECT_EQ(PERF_RECORD_KSYMBOL, old.type);
+	EXPECT_EQ(NULL, old.ksym_name);		/* beyond its size: untouched */
+	EXPECT_EQ(0, secmap_perf_data_next(pd, &rec));
+	secmap_perf_data_close(pd);
+	free(f.p);
+
+	/* The name runs into the trailer: no end within the record. */
+	r = begin_rec(&bad, PERF_RECORD_KSYMBOL, 0);
+	put64(&bad, 0xffffffffc0000000ull);
+	put32x2(&bad, 16, PERF_RECORD_KSYMBOL_TYPE_BPF);
+	append(&bad, "bpf_prog", 8);
+	trailer(&bad, 100, 3000, 1);
+	end_rec(&bad, r);
+	f = make_file(&simple_ev, 1, &bad);
+	ASSERT_EQ(0, open_bytes(&f, &pd));
+	EXPECT_EQ(-EBADMSG, secmap_perf_data_next(pd, &rec));
+	secmap_perf_data_close(pd);
+	free(f.p);
+	free(bad.p);
+	free(d.p);
+}
+
 /* Random bytes flipped anywhere in the file: clean errors only. */
 TEST(byte_flips)
 {
@@ -1509,6 +1578,90 @@ static uint64_t readelf_file_offset(const char *so, uint64_t vaddr)
 	if (p)
 		pclose(p);
 	return got;
+}
+
+/* A kernel SAMPLE of simple_ev at @ip, at @time. */
+static void put_kernel_sample_at(struct bytes *d, uint64_t ip, uint64_t time)
+{
+	size_t r = begin_rec(d, 9, 1);
+
+	put64(d, ip);
+	put32x2(d, 100, 100);
+	put64(d, time);
+	put32x2(d, 0, 0);
+	put64(d, 250000);
+	put64(d, 0);
+	end_rec(d, r);
+}
+
+/*
+ * Kernel addresses the recording does not know (this one knows none):
+ * code a KSYMBOL announced, by the latest one there at the sample's time,
+ * its name as dso and symbol; else perf's pid -1 maps, which name the
+ * module (perf's "[name]", '-' as '_') or the kernel, but no function.
+ */
+TEST(kernel_code_and_maps)
+{
+	static const uint8_t empty_recording[64] = "SECMAPv1\001\000\000\000\100";
+	static const struct {
+		uint64_t ip, time;
+		const char *dso, *module, *symbol;
+		uint64_t offset;
+	} want[] = {
+		{ 0xffffffffc0001010ull, 1500, "bpf_prog_aa_one", "bpf_prog_aa_one", "bpf_prog_aa_one", 0x10 },
+		{ 0xffffffffc0001020ull, 3500, "bpf_prog_bb_two", "bpf_prog_bb_two", "bpf_prog_bb_two", 0x20 },
+		{ 0xffffffffc0100010ull, 1500, "[foo_bar]", "foo_bar", NULL, 0 },
+		{ 0xffffffff81000020ull, 1500, "[kernel.kallsyms]", "[kernel.kallsyms]", NULL, 0 },
+		{ 0xffffffffd0000000ull, 1500, "[unknown]", NULL, NULL, 0 },
+	};
+	char rec_path[] = "/tmp/perf_data_test.rec.XXXXXX", data_path[64];
+	struct resolver_args args = { .no_ko = true, .quiet = true };
+	struct bytes d = { 0 }, f;
+	struct sample_walk *w;
+	const struct secmap_sample *smp;
+	size_t i, n = 0;
+	int fd, ret;
+
+	put_ksymbol(&d, 0xffffffffc0001000ull, 0x40, 0, "bpf_prog_aa_one", 1000);
+	put_ksymbol(&d, 0xffffffffc0001000ull, 0x40, PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER,
+		    "bpf_prog_aa_one", 2000);
+	put_ksymbol(&d, 0xffffffffc0001000ull, 0x40, 0, "bpf_prog_bb_two", 3000);
+	put_mmap2(&d, -1, 0xffffffffc0100000ull, 0x1000,
+		  "/lib/modules/6.1.0/kernel/net/foo-bar.ko.xz", 0);
+	put_mmap2(&d, -1, 0xffffffff81000000ull, 0x3f000000, "[kernel.kallsyms]_text", 0);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		put_kernel_sample_at(&d, want[i].ip, want[i].time);
+	f = make_file(&simple_ev, 1, &d);
+	snprintf(data_path, sizeof(data_path), "%s", write_file(&f));
+	fd = mkstemp(rec_path);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(64, write(fd, empty_recording, 64));
+	close(fd);
+	args.input = data_path;
+	args.map = rec_path;
+
+	ASSERT_EQ(0, sample_walk_open(&args, false, &w));
+	while ((ret = sample_walk_next(w, &smp)) == 1) {
+		ASSERT_GT(sizeof(want) / sizeof(want[0]), n);
+		EXPECT_EQ(want[n].ip, smp->frame->ip);
+		EXPECT_STREQ(want[n].dso, smp->frame->dso);
+		if (want[n].module)
+			EXPECT_STREQ(want[n].module, smp->frame->module);
+		if (want[n].symbol) {
+			EXPECT_STREQ(want[n].symbol, smp->frame->symbol);
+		} else {
+			EXPECT_EQ(NULL, smp->frame->symbol);
+		}
+		EXPECT_EQ(want[n].offset, smp->frame->symbol_offset);
+		n++;
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(sizeof(want) / sizeof(want[0]), n);
+	sample_walk_close(w);
+	unlink(data_path);
+	unlink(rec_path);
+	free(d.p);
+	free(f.p);
 }
 
 /*

@@ -211,6 +211,14 @@ enum secmap_perf_rec_kind {
 	SECMAP_PERF_REC_FORK,		/* a new task: @pid/@tid, from @ppid/@ptid at @time */
 	SECMAP_PERF_REC_LOST,		/* @period events lost (ring buffer full), of event @id */
 	SECMAP_PERF_REC_LOST_SAMPLES,	/* @period samples lost */
+	/*
+	 * Kernel code (BPF programs, trampolines, ftrace and kprobe slots)
+	 * registered at @start, @len bytes, named @ksym_name; unregistered
+	 * when @ksym_flags has PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER. Only to
+	 * callers whose struct has @ksym_name (LIBSECMAP_1.1); older ones
+	 * see SECMAP_PERF_REC_OTHER.
+	 */
+	SECMAP_PERF_REC_KSYMBOL,
 };
 
 #define SECMAP_PERF_EVENT_NONE ((size_t)-1)
@@ -261,6 +269,9 @@ struct secmap_perf_record {
 	const char *comm;
 	/* FORK: the parent */
 	int32_t ppid, ptid;
+	/* KSYMBOL: PERF_RECORD_KSYMBOL_TYPE_*, _FLAGS_*, the symbol's name (and @start, @len) */
+	uint16_t ksym_type, ksym_flags;
+	const char *ksym_name;
 };
 
 /*

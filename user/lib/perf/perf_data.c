@@ -701,8 +701,13 @@ static int __attribute__((noinline, cold)) data_next_sized(struct secmap_perf_da
 	struct secmap_perf_record r = { .sz = sizeof(r) };
 	int ret = secmap_perf_data_next(pd, &r);
 
-	if (ret == 1)
+	if (ret == 1) {
+		/* A kind the caller's struct has no fields for is one it cannot know. */
+		if (r.kind == SECMAP_PERF_REC_KSYMBOL &&
+		    rec->sz < offsetofend(struct secmap_perf_record, ksym_name))
+			r.kind = SECMAP_PERF_REC_OTHER;
 		libsecmap_struct_out(rec, 0, &r, sizeof(r));
+	}
 	return ret;
 }
 

@@ -271,7 +271,7 @@ static const char *string_at(const struct secmap_perf_data *pd, uint64_t pos, ui
 static inline void reset_record(struct secmap_perf_record *rec)
 {
 #if __SIZEOF_POINTER__ == 8
-	_Static_assert(sizeof(*rec) == 216, "a new field of the record needs its line here");
+	_Static_assert(sizeof(*rec) == 232, "a new field of the record needs its line here");
 #endif
 	rec->fields = 0;
 	rec->pid = -1;
@@ -300,6 +300,28 @@ static inline void reset_record(struct secmap_perf_record *rec)
 	rec->comm = NULL;
 	rec->ppid = 0;
 	rec->ptid = 0;
+	rec->ksym_type = 0;
+	rec->ksym_flags = 0;
+	rec->ksym_name = NULL;
+}
+
+/* A KSYMBOL whose trailer starts at @end: addr, len, ksym_type, flags, name. */
+static int decode_ksymbol(const struct secmap_perf_data *pd, uint64_t end,
+			  struct secmap_perf_record *rec)
+{
+	const uint8_t *p = pd->rec;
+
+	if (end < 24)
+		return -EBADMSG;
+	rec->start = get64(p + 8);
+	rec->len = get32(p + 16);
+	rec->ksym_type = get16(p + 20);
+	rec->ksym_flags = get16(p + 22);
+	rec->ksym_name = string_at(pd, 24, end);
+	if (!rec->ksym_name)
+		return -EBADMSG;
+	rec->kind = SECMAP_PERF_REC_KSYMBOL;
+	return 0;
 }
 
 /* Decode the record of @size bytes at pd->rec. */
@@ -403,6 +425,8 @@ int pd_decode(struct secmap_perf_data *pd, uint64_t size, struct secmap_perf_rec
 		rec->period = get64(p + 8);
 		rec->kind = SECMAP_PERF_REC_LOST_SAMPLES;
 		return 0;
+	case PERF_RECORD_KSYMBOL:
+		return decode_ksymbol(pd, end, rec);
 	default:
 		return 0;
 	}

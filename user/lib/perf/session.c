@@ -17,22 +17,6 @@
 #include "perf_data.h"
 #include "session.h"
 
-/* How many of @t's maps were made at @time or before. */
-static size_t maps_until(const struct task *t, uint64_t time)
-{
-	size_t lo = 0, hi = t->nr_maps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->maps[mid].time <= time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Into @f: the file @m maps, and the function at @ip in it; 0 or -ENOMEM. */
 static int user_frame(struct secmap_session *w, const struct user_map *m, uint64_t ip,
 		      struct secmap_frame *f)
@@ -47,61 +31,32 @@ static int user_frame(struct secmap_session *w, const struct user_map *m, uint64
 
 /*
  * Into @f, which the caller has zeroed: the file mapped at @ip in @t at
- * @time, the latest mapping then, else the first ever there, and the
- * function there. 0 or -ENOMEM.
+ * @time (walk_find_map()), and the function there. 0 or -ENOMEM.
  */
 static int resolve_user(struct secmap_session *w, struct task *t, uint64_t ip, uint64_t time,
 			struct secmap_frame *f)
 {
-	const struct user_map *any = NULL, *m;
-	size_t i;
+	const struct user_map *m;
 
 	f->ip = ip;
 	f->user = true;
 	f->dso = "[unknown]";
-	if (!t)
-		return 0;
-	/*
-	 * A task's samples mostly hit the map that answered it last, though
-	 * other tasks' samples come between (one task a CPU).
-	 */
-	if (t->last_map < t->nr_maps && time != SECMAP_TIME_ANY) {
-		m = &t->maps[t->last_map];
-		if (m->start <= ip && ip < m->end && m->time <= time && time < m->shadow)
-			return user_frame(w, m, ip, f);
-	}
-	if (t->index) {
-		size_t before = time == SECMAP_TIME_ANY ? t->nr_maps : maps_until(t, time);
-		ssize_t found = span_index_last(t->index, before, ip);
-
-		if (found < 0)
-			found = span_index_first(t->index, ip);
-		if (found >= 0) {
-			t->last_map = (size_t)found;
-			any = &t->maps[found];
-		}
-	}
-	for (i = t->index ? 0 : t->nr_maps; i-- > 0;) {
-		m = &t->maps[i];
-		if (m->start > ip || ip >= m->end)
-			continue;
-		t->last_map = i;
-		any = m;
-		if (time == SECMAP_TIME_ANY || m->time <= time)
-			break;
-	}
-	return any ? user_frame(w, any, ip, f) : 0;
+	m = t ? walk_find_map(t, ip, time) : NULL;
+	return m ? user_frame(w, m, ip, f) : 0;
 }
 
-/* A kernel frame from the resolver's answer @r, or its error @err. */
+/*
+ * A kernel frame at @time from the resolver's answer @r, or its error
+ * @err: then perf's kernel maps may know it.
+ */
 static int kernel_frame(struct secmap_session *w, int err, const struct secmap_resolution *r,
-			struct secmap_frame *f)
+			uint64_t time, struct secmap_frame *f)
 {
 	char buf[300];
 
 	if (err) {
 		f->dso = "[unknown]";
-		return 0;
+		return w->kernel.nr ? walk_kernel_fallback(w, f->ip, time, f) : 0;
 	}
 	f->module = r->module;
 	f->symbol = r->symbol;
@@ -142,7 +97,8 @@ static int flush_kernel_frames(struct secmap_session *w)
 	secmap_resolve_many(w->res, w->kernel_ips, w->kernel_times, n, w->kernel_res,
 			    w->kernel_ret);
 	for (i = 0; i < n; i++)
-		if (kernel_frame(w, w->kernel_ret[i], &w->kernel_res[i], w->kernel_frames[i]))
+		if (kernel_frame(w, w->kernel_ret[i], &w->kernel_res[i], w->kernel_times[i],
+				 w->kernel_frames[i]))
 			return -ENOMEM;
 	return 0;
 }
@@ -240,6 +196,7 @@ SECMAP_EXPORT int secmap_session_open(const char *path, const struct secmap_sess
 	libsecmap_hashmap_init(&w->processes.by_id);
 	libsecmap_user_syms_init(&w->user_syms);
 	libsecmap_hashmap_init(&w->threads.by_id);
+	libsecmap_hashmap_init(&w->kernel.by_id);
 	w->input = strdup(path ? path : "perf.data");
 	w->want_chain = o.flags & SECMAP_SESSION_CHAIN;
 	w->ordered = o.flags & SECMAP_SESSION_ORDERED;
@@ -752,6 +709,7 @@ SECMAP_EXPORT void secmap_session_close(struct secmap_session *w)
 	walk_free_interned(&w->strings);
 	walk_free_tasks(&w->processes);
 	walk_free_tasks(&w->threads);
+	walk_free_tasks(&w->kernel);
 	free(w->chain);
 	for (i = 0; w->ahead && i < AHEAD; i++)
 		free(w->ahead[i].chain);

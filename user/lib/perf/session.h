@@ -127,6 +127,8 @@ struct secmap_session {
 	struct libsecmap_user_syms user_syms;
 	struct task_table processes;	/* by pid: maps */
 	struct task_table threads;	/* by tid: names */
+	/* perf's kernel maps (kernel_maps.c): KERNEL_CODE's and KERNEL_MAPS' */
+	struct task_table kernel;
 	/* Maps FORKs copied, against a budget from the maps the file has. */
 	size_t nr_own_maps, nr_inherited;
 	bool inherit_capped;
@@ -202,6 +204,27 @@ const char *walk_comm_at(const struct task *t, uint64_t time);
 const char *walk_unnamed_comm(struct secmap_session *w, int32_t tid);
 void walk_free_interned(struct interned *t);
 void walk_free_tasks(struct task_table *tab);
+int walk_add_map(struct secmap_session *w, struct task *t, const struct secmap_perf_record *rec,
+		 const char *path, bool identity);
+/*
+ * The map of @t at @ip at @time: the latest made then, else the first
+ * ever there; NULL if none.
+ */
+const struct user_map *walk_find_map(struct task *t, uint64_t ip, uint64_t time);
+
+/* kernel_maps.c */
+#define KERNEL_CODE	0	/* code the kernel announced with KSYMBOL (BPF programs...) */
+#define KERNEL_MAPS	1	/* perf's pid -1 maps: the kernel's text, modules */
+int walk_add_kernel_code(struct secmap_session *w, const struct secmap_perf_record *rec);
+int walk_add_kernel_map(struct secmap_session *w, const struct secmap_perf_record *rec);
+/*
+ * Into @f, a kernel frame the recording does not know: what perf's
+ * kernel maps say of @ip at @time. 0 (@f untouched when they say
+ * nothing either) or -ENOMEM.
+ */
+int walk_kernel_fallback(struct secmap_session *w, uint64_t ip, uint64_t time,
+			 struct secmap_frame *f);
+
 /* The most maps FORKs may copy, from the maps the file has. */
 size_t walk_inherit_budget(const struct secmap_session *w);
 

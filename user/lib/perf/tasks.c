@@ -103,18 +103,40 @@ static bool jit_map(const struct secmap_perf_record *rec)
 	return false;
 }
 
+/* A map of @len bytes at @start into @t, named @path (interned). 0 or -ENOMEM. */
+int walk_add_map(struct secmap_session *w, struct task *t, const struct secmap_perf_record *rec,
+		 const char *path, bool identity)
+{
+	struct user_map *m;
+	int err;
+
+	err = libsecmap_grow_in(&t->maps, &t->cap_maps, t->nr_maps, sizeof(*t->maps), 4);
+	if (err)
+		return err;
+	w->nr_own_maps++;
+	m = &t->maps[t->nr_maps++];
+	memset(m, 0, sizeof(*m));
+	m->start = rec->start;
+	m->end = rec->start + rec->len;
+	m->pgoff = rec->pgoff;
+	m->time = rec->fields & PERF_SAMPLE_TIME ? rec->time : 0;
+	m->path = path;
+	m->identity = identity;
+	return 0;
+}
+
 static int add_user_map(struct secmap_session *w, const struct secmap_perf_record *rec)
 {
 	struct task *t;
-	struct user_map *maps;
 	const char *path;
 	char jit[32];
 	bool identity;
-	int err;
 
-	/* Kernel maps (pid -1) are the recording's business. */
-	if (rec->pid < 0 || !rec->filename || rec->start + rec->len < rec->start)
+	if (!rec->filename || rec->start + rec->len < rec->start)
 		return 0;
+	/* Kernel maps (pid -1): perf's, for what the recording does not know. */
+	if (rec->pid < 0)
+		return walk_add_kernel_map(w, rec);
 	/* perf's name for JIT code, and the map's addresses as they are (the JIT's map holds those). */
 	identity = jit_map(rec);
 	if (identity)
@@ -123,19 +145,7 @@ static int add_user_map(struct secmap_session *w, const struct secmap_perf_recor
 	path = walk_intern(&w->strings, identity ? jit : rec->filename);
 	if (!t || !path)
 		return -ENOMEM;
-	err = libsecmap_grow_in(&t->maps, &t->cap_maps, t->nr_maps, sizeof(*t->maps), 4);
-	if (err)
-		return err;
-	maps = t->maps;
-	w->nr_own_maps++;
-	maps[t->nr_maps].start = rec->start;
-	maps[t->nr_maps].end = rec->start + rec->len;
-	maps[t->nr_maps].pgoff = rec->pgoff;
-	maps[t->nr_maps].time = rec->fields & PERF_SAMPLE_TIME ? rec->time : 0;
-	maps[t->nr_maps].path = path;
-	maps[t->nr_maps].identity = identity;
-	t->nr_maps++;
-	return 0;
+	return walk_add_map(w, t, rec, path, identity);
 }
 
 static int add_comm(struct secmap_session *w, const struct secmap_perf_record *rec)
@@ -205,6 +215,59 @@ static int index_maps(struct task *t)
 		m->shadow = later < 0 ? UINT64_MAX : t->maps[later].time;
 	}
 	return 0;
+}
+
+/* How many of @t's maps were made at @time or before. */
+static size_t maps_until(const struct task *t, uint64_t time)
+{
+	size_t lo = 0, hi = t->nr_maps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->maps[mid].time <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct user_map *walk_find_map(struct task *t, uint64_t ip, uint64_t time)
+{
+	const struct user_map *any = NULL, *m;
+	size_t i;
+
+	/*
+	 * A task's samples mostly hit the map that answered it last, though
+	 * other tasks' samples come between (one task a CPU).
+	 */
+	if (t->last_map < t->nr_maps && time != SECMAP_TIME_ANY) {
+		m = &t->maps[t->last_map];
+		if (m->start <= ip && ip < m->end && m->time <= time && time < m->shadow)
+			return m;
+	}
+	if (t->index) {
+		size_t before = time == SECMAP_TIME_ANY ? t->nr_maps : maps_until(t, time);
+		ssize_t found = span_index_last(t->index, before, ip);
+
+		if (found < 0)
+			found = span_index_first(t->index, ip);
+		if (found >= 0) {
+			t->last_map = (size_t)found;
+			any = &t->maps[found];
+		}
+	}
+	for (i = t->index ? 0 : t->nr_maps; i-- > 0;) {
+		m = &t->maps[i];
+		if (m->start > ip || ip >= m->end)
+			continue;
+		t->last_map = i;
+		any = m;
+		if (time == SECMAP_TIME_ANY || m->time <= time)
+			break;
+	}
+	return any;
 }
 
 static int cmp_comm_time(const void *a, const void *b)
@@ -449,6 +512,8 @@ int walk_prescan(struct secmap_session *w)
 	while (!err && (ret = secmap_perf_data_next(pd, &rec)) == 1) {
 		if (rec.kind == SECMAP_PERF_REC_MMAP || rec.kind == SECMAP_PERF_REC_MMAP2) {
 			err = add_user_map(w, &rec);
+		} else if (rec.kind == SECMAP_PERF_REC_KSYMBOL) {
+			err = walk_add_kernel_code(w, &rec);
 		} else if (rec.kind == SECMAP_PERF_REC_COMM) {
 			err = add_comm(w, &rec);
 		} else if (rec.kind == SECMAP_PERF_REC_LOST) {
@@ -487,8 +552,9 @@ int walk_prescan(struct secmap_session *w)
 	for (i = 0; !err && i < nr_forks; i++)
 		err = apply_fork(w, &forks[i]);
 	free(forks);
-	for (i = 0; !err && i < w->processes.nr; i++) {
-		struct task *t = &w->processes.tasks[i];
+	for (i = 0; !err && i < w->processes.nr + w->kernel.nr; i++) {
+		struct task *t = i < w->processes.nr ? &w->processes.tasks[i] :
+			&w->kernel.tasks[i - w->processes.nr];
 
 		if (t->nr_maps > 1) {
 			for (j = 0; j < t->nr_maps; j++)
