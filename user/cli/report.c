@@ -127,7 +127,7 @@ static struct row *table_find(struct table *t, const struct sort_keys *keys,
 		return NULL;
 	r = &t->rows[t->nr++];
 	*r = (struct row){
-		.event = s->event, .comm = s->comm, .dso = f->dso, .module = f->module,
+		.id = t->nr - 1, .event = s->event, .comm = s->comm, .dso = f->dso, .module = f->module,
 		.section = f->section, .symbol = f->symbol, .tid = s->tid, .cpu = s->cpu,
 		.has_cpu = s->has_cpu, .user = f->user, .addr = unknown_addr(f),
 	};
@@ -249,6 +249,10 @@ static void report_usage(FILE *f)
 		"      --children         a row for every function in the samples' callchains too,\n"
 		"                         with the period of the samples it is in (Children)\n"
 		"      --no-children      the samples' own functions only (the default)\n"
+		"  -g, --call-graph [ARGS] under each row its call chains, folded (perf's -g\n"
+		"                         folded); ARGS, comma-separated: caller or callee (the\n"
+		"                         default), a threshold in percent (0.5), a limit of\n"
+		"                         chains a row; none: no chains\n"
 		"      --header           the perf.data's header and the recording's, then the table\n"
 		"      --header-only      the headers alone\n"
 		"      --pprof FILE       write the samples kept as a pprof profile (gzipped\n"
@@ -417,6 +421,10 @@ static int fill_table(struct sample_walk *w, const struct report_opts *o, struct
 			return 0;
 		}
 		r = t->last;
+		if (o->chains && report_graph_add(o->chains, r, s)) {
+			*nomem = true;
+			return 0;
+		}
 		r->samples++;
 		r->period += s->period;
 		if (s->time >= r->comm_time) {
@@ -484,19 +492,29 @@ static int report_args(int argc, char **argv, struct report_opts *o, struct reso
 		{ "header-only",   no_argument,	      NULL, OPT_HEADER_ONLY },
 		{ "children",	   no_argument,	      NULL, OPT_CHILDREN },
 		{ "no-children",   no_argument,	      NULL, OPT_NO_CHILDREN },
+		{ "call-graph",	   optional_argument, NULL, 'g' },
 		{ 0 }
 	};
 	int opt, ret;
 
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+" RESOLVER_SHORT_OPTIONS "s:qv" OUTPUT_SHORT_OPTIONS,
+	while ((opt = getopt_long(argc, argv, "+" RESOLVER_SHORT_OPTIONS "s:qvg::" OUTPUT_SHORT_OPTIONS,
 				  opts, NULL)) != -1) {
 		if (handle_output_option(opt))
 			continue;
 		if (opt == 'h') {
 			report_usage(stdout);
 			return SECMAP_EXIT_OK;
+		}
+		if (opt == 'g') {
+			/* perf's -g takes its words as the next argument too. */
+			if (!optarg && optind < argc && report_graph_word(argv[optind]))
+				optarg = argv[optind++];
+			ret = report_graph_option(o, optarg);
+			if (ret)
+				return ret;
+			continue;
 		}
 		ret = report_option(o, args, opt, optarg);
 		if (ret > 0)
@@ -516,6 +534,10 @@ static int report_args(int argc, char **argv, struct report_opts *o, struct reso
 	}
 	if (optind < argc)
 		return unexpected_argument("report", argv[optind], report_usage);
+	if (o->graph && (o->children || json_output || o->pprof_path)) {
+		p_err("report: -g prints chains in the text table, without --children (not yet)");
+		return SECMAP_EXIT_USAGE;
+	}
 	return -1;
 }
 
@@ -524,6 +546,7 @@ int do_report(int argc, char **argv)
 	struct report_opts o = {
 		.keys = { .key = { KEY_MODULE, KEY_SECTION, KEY_SYMBOL }, .nr = 3,
 			  .has = { [KEY_MODULE] = true, [KEY_SECTION] = true, [KEY_SYMBOL] = true } },
+		.graph_min_percent = 0.5,
 	};
 	struct resolver_args args = { 0 };
 	struct totals tot = { 0 };
@@ -540,7 +563,13 @@ int do_report(int argc, char **argv)
 		goto out;
 	t.key_words = 2 * o.keys.nr;
 	report_set_columns(&o);
-	ret = sample_walk_open(&args, o.pprof_path || o.children ? SAMPLE_WALK_CHAIN : 0, &w);
+	if (o.graph) {
+		o.chains = report_graph_new(o.graph_caller, o.graph_min_percent, o.graph_limit);
+		if (!o.chains)
+			goto nomem;
+	}
+	ret = sample_walk_open(&args, o.pprof_path || o.children || o.graph ? SAMPLE_WALK_CHAIN : 0,
+			       &w);
 	if (!w)
 		goto out;
 	ret = sample_filter_walk_span(&o.filter, w);
@@ -576,6 +605,8 @@ int do_report(int argc, char **argv)
 		ret = pprof_finish(&o, out_file, sample_walk_status(w));
 		goto out;
 	}
+	if (o.chains && report_graph_finish(o.chains, t.nr))
+		goto nomem;
 	if (t.nr)
 		qsort_r(t.rows, t.nr, sizeof(*t.rows), cmp_row, &o.keys);
 	if (json_output)
@@ -597,6 +628,7 @@ out:
 	free(tot.base);
 	sample_filter_free(&o.filter);
 	pprof_free(o.pprof);
+	report_graph_free(o.chains);
 	free(o.names);
 	secmap_output_close(out_file);
 	resolver_args_free(&args);

@@ -29,6 +29,7 @@ struct sort_keys {
 };
 
 struct row {
+	size_t id;		/* the order it was made in: report_graph's name for it */
 	size_t event;
 	uint64_t key[2 * NR_KEYS];	/* per sort key in order, two words: what tells rows apart */
 	/* What the row shows: its first sample's (the same for every sample of it). */
@@ -54,6 +55,11 @@ struct report_opts {
 	bool verbose;		/* long dso names */
 	bool header, header_only;	/* --header, --header-only */
 	bool children;		/* --children: rows for every frame of the callchains */
+	/* -g: each row's chains, folded; in caller order; threshold (%), chains a row at most */
+	bool graph, graph_caller;
+	double graph_min_percent;
+	size_t graph_limit;
+	struct report_graph *chains;
 	const char *pprof_path;	/* --pprof: the samples kept go there, not to a table */
 	struct pprof *pprof;
 	const char **names;	/* its events' */
@@ -73,6 +79,20 @@ static inline uint64_t unknown_addr(const struct secmap_frame *f)
 {
 	return f->user && f->map_end ? f->file_offset : f->ip;
 }
+
+/* -g (report_graph.c) */
+struct report_graph;
+struct report_graph *report_graph_new(bool caller, double min_percent, size_t limit);
+void report_graph_free(struct report_graph *g);
+/* @s's chain under row @r; 0 or -ENOMEM. */
+int report_graph_add(struct report_graph *g, const struct row *r, const struct secmap_sample *s);
+/* Every sample added, @nr_rows rows: ready to print; 0 or -ENOMEM. */
+int report_graph_finish(struct report_graph *g, size_t nr_rows);
+void report_graph_print(const struct report_graph *g, const struct row *r, uint64_t total);
+/* -g's argument, perf's words: 0, or an exit code (said). */
+int report_graph_option(struct report_opts *o, const char *arg);
+/* Whether @word, the word after a bare -g, is its argument. */
+bool report_graph_word(const char *word);
 
 /* The columns the text table shows (perf leaves out one a filter fixes). */
 void report_set_columns(struct report_opts *o);

@@ -195,6 +195,8 @@ void report_print_stdio(struct sample_walk *w, const struct report_opts *o,
 				printf("%*s", (int)(width[j] - text_width(s)), "");
 		}
 		printf("\n");
+		if (o->chains)
+			report_graph_print(o->chains, r, tot->base[r->event]);
 	}
 }
 

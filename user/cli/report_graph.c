@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report -g: each row's call chains, as perf report prints them folded
+ * (perf report -g folded): every distinct chain of the row's samples,
+ * from the sampled function out to its callers (callee order) or the
+ * other way (caller order), with the share of the event's period that
+ * ended in it; chains under the threshold left out.
+ *
+ * The chains of all rows are one trie: a node is its parent and a
+ * frame's key, the key perf compares frames by (the file and function,
+ * or the file and address of an unknown one), found through one hash
+ * map. A sample adds its period to the node its chain ends in. Memory is
+ * the distinct chain prefixes, at most the frames read.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exit_codes.h"
+#include "../lib/hashmap.h"
+#include "secmap_cli.h"
+#include "report.h"
+#include "text.h"
+
+#define NO_NODE		UINT32_MAX
+#define MAX_DEPTH	512
+
+struct graph_node {
+	uint32_t parent;	/* NO_NODE: a row's root */
+	uint32_t row;		/* the row's id */
+	uint64_t key[3];	/* the frame's file, function, address; the root's: the row */
+	const char *name;	/* the function, or NULL: @addr */
+	uint64_t addr;		/* an unknown function's address */
+	uint64_t hits;		/* the period of the samples whose chain ends here */
+};
+
+struct report_graph {
+	bool caller;
+	double min_percent;
+	size_t limit;		/* chains a row at most; 0: all */
+	struct graph_node *nodes;
+	size_t nr, cap;
+	struct libsecmap_hashmap by_key;
+	/* For printing: the nodes with hits, by row, the most hits first. */
+	uint32_t *ends;
+	size_t nr_ends;
+	size_t *first_end;	/* per row id: where its nodes start in @ends */
+	size_t nr_rows;
+};
+
+struct report_graph *report_graph_new(bool caller, double min_percent, size_t limit)
+{
+	struct report_graph *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	g->caller = caller;
+	g->min_percent = min_percent;
+	g->limit = limit;
+	libsecmap_hashmap_init(&g->by_key);
+	return g;
+}
+
+void report_graph_free(struct report_graph *g)
+{
+	if (!g)
+		return;
+	libsecmap_hashmap_free(&g->by_key);
+	free(g->nodes);
+	free(g->ends);
+	free(g->first_end);
+	free(g);
+}
+
+/* The child of @parent with key @key (made if none); NO_NODE when out of memory. */
+static uint32_t child(struct report_graph *g, uint32_t parent, uint32_t row, const uint64_t key[3],
+		      const char *name, uint64_t addr)
+{
+	uint64_t k[4] = { parent, key[0], key[1], key[2] };
+	struct libsecmap_hashmap_slot *slot;
+	struct graph_node *n;
+	uint64_t h = libsecmap_hashmap_hash(&g->by_key, k, sizeof(k));
+
+	for (slot = libsecmap_hashmap_probe(&g->by_key, h); slot;
+	     slot = libsecmap_hashmap_next(&g->by_key, h, slot)) {
+		n = &g->nodes[slot->item];
+		if (n->parent == parent && n->key[0] == key[0] && n->key[1] == key[1] &&
+		    n->key[2] == key[2] &&
+		    (parent != NO_NODE || n->row == row))
+			return (uint32_t)slot->item;
+	}
+	if (g->nr >= NO_NODE)
+		return NO_NODE;
+	if (g->nr == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 1024;
+
+		n = reallocarray(g->nodes, cap, sizeof(*n));
+		if (!n)
+			return NO_NODE;
+		g->nodes = n;
+		g->cap = cap;
+	}
+	if (libsecmap_hashmap_add(&g->by_key, h, g->nr))
+		return NO_NODE;
+	g->nodes[g->nr] = (struct graph_node){
+		.parent = parent, .row = row, .key = { key[0], key[1], key[2] }, .name = name,
+		.addr = addr,
+	};
+	return (uint32_t)g->nr++;
+}
+
+/*
+ * What perf tells frames apart by: the file and the function, or the file
+ * and the address, which perf prints as it is (not as its file offset,
+ * as in a row of an unknown function).
+ */
+static void frame_key(const struct secmap_frame *f, uint64_t key[3])
+{
+	key[0] = (uintptr_t)f->dso;
+	key[1] = (uintptr_t)f->symbol;
+	key[2] = f->symbol ? 0 : f->ip;
+}
+
+int report_graph_add(struct report_graph *g, const struct row *r, const struct secmap_sample *s)
+{
+	size_t i, n = s->nr_chain ? s->nr_chain : 1;
+	uint64_t key[3] = { r->id, 0, 0 };
+	uint32_t node;
+
+	if (r->id >= NO_NODE)
+		return -ENOMEM;
+	node = child(g, NO_NODE, (uint32_t)r->id, key, NULL, 0);
+	for (i = 0; node != NO_NODE && i < n; i++) {
+		const struct secmap_frame *f = !s->nr_chain ? s->frame :
+			secmap_frame_at(s->chain, g->caller ? n - 1 - i : i);
+
+		frame_key(f, key);
+		node = child(g, node, (uint32_t)r->id, key, f->symbol, f->ip);
+	}
+	if (node == NO_NODE)
+		return -ENOMEM;
+	g->nodes[node].hits += s->period;
+	return 0;
+}
+
+static int cmp_end(const void *a, const void *b, void *arg)
+{
+	const struct graph_node *nodes = arg;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+
+	if (nodes[i].row != nodes[j].row)
+		return nodes[i].row < nodes[j].row ? -1 : 1;
+	if (nodes[i].hits != nodes[j].hits)
+		return nodes[i].hits > nodes[j].hits ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+int report_graph_finish(struct report_graph *g, size_t nr_rows)
+{
+	size_t i;
+
+	g->ends = malloc((g->nr ? g->nr : 1) * sizeof(*g->ends));
+	g->first_end = malloc((nr_rows + 1) * sizeof(*g->first_end));
+	if (!g->ends || !g->first_end)
+		return -ENOMEM;
+	for (i = 0; i < g->nr; i++)
+		if (g->nodes[i].hits && g->nodes[i].parent != NO_NODE)
+			g->ends[g->nr_ends++] = (uint32_t)i;
+	qsort_r(g->ends, g->nr_ends, sizeof(*g->ends), cmp_end, g->nodes);
+	g->nr_rows = nr_rows;
+	for (i = 0; i <= nr_rows; i++)
+		g->first_end[i] = 0;
+	for (i = 0; i < g->nr_ends; i++)
+		g->first_end[g->nodes[g->ends[i]].row + 1] = i + 1;
+	for (i = 1; i <= nr_rows; i++)
+		if (g->first_end[i] < g->first_end[i - 1])
+			g->first_end[i] = g->first_end[i - 1];
+	return 0;
+}
+
+/*
+ * @r's chains, one line each: the share of @total (the event's period)
+ * that ended in it, "%.2f%%", and its frames joined by ';'. perf leaves
+ * out a chain under min_percent of @total.
+ */
+void report_graph_print(const struct report_graph *g, const struct row *r, uint64_t total)
+{
+	const struct graph_node *path[MAX_DEPTH];
+	size_t i, end, depth;
+	char buf[32];
+
+	if (r->id >= g->nr_rows)
+		return;
+	end = g->first_end[r->id + 1];
+	for (i = g->first_end[r->id]; i < end; i++) {
+		const struct graph_node *n = &g->nodes[g->ends[i]];
+
+		if (!total || n->hits * 100.0 < g->min_percent * total ||
+		    (g->limit && i - g->first_end[r->id] >= g->limit))
+			break;
+		for (depth = 0; n->parent != NO_NODE && depth < MAX_DEPTH; n = &g->nodes[n->parent])
+			path[depth++] = n;
+		printf("%.2f%% ", g->nodes[g->ends[i]].hits * 100.0 / total);
+		while (depth--) {
+			const char *name = path[depth]->name;
+
+			if (!name) {
+				snprintf(buf, sizeof(buf), "%#" PRIx64, path[depth]->addr);
+				name = buf;
+			}
+			printf("%s%s", text_safe(name), depth ? ";" : "\n");
+		}
+	}
+}
+
+/*
+ * perf's -g words, comma-separated, in any order: the layout (folded; none
+ * turns -g off), caller or callee, function (what tells frames apart),
+ * percent (what the lines show), a threshold in percent and then a
+ * limit of chains a row.
+ */
+int report_graph_option(struct report_opts *o, const char *arg)
+{
+	char *copy = strdup(arg ? arg : ""), *word, *save = NULL, *end;
+	int numbers = 0, ret = 0;
+
+	if (!copy) {
+		p_err("report: out of memory");
+		return SECMAP_EXIT_FAILURE;
+	}
+	o->graph = true;
+	for (word = strtok_r(copy, ",", &save); word && !ret; word = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(word, "folded") || !strcmp(word, "function") || !strcmp(word, "percent")) {
+			continue;
+		} else if (!strcmp(word, "none")) {
+			o->graph = false;
+		} else if (!strcmp(word, "caller") || !strcmp(word, "callee")) {
+			o->graph_caller = !strcmp(word, "caller");
+		} else if (!strcmp(word, "graph") || !strcmp(word, "flat") ||
+			   !strcmp(word, "fractal") || !strcmp(word, "address") ||
+			   !strcmp(word, "branch") || !strcmp(word, "period") ||
+			   !strcmp(word, "count")) {
+			p_err("report: -g %s: perf's, not secmap's yet: secmap prints the folded "
+			      "layout (-g folded)", word);
+			ret = SECMAP_EXIT_USAGE;
+		} else if (numbers == 0 && (errno = 0, o->graph_min_percent = strtod(word, &end),
+					    !errno && end != word && !*end &&
+					    o->graph_min_percent >= 0 && o->graph_min_percent <= 100)) {
+			numbers++;
+		} else if (numbers == 1 && word[0] >= '0' && word[0] <= '9' &&
+			   (errno = 0, o->graph_limit = strtoul(word, &end, 10), !errno && !*end)) {
+			numbers++;
+		} else {
+			p_err("report: -g takes perf's folded, none, caller, callee, a threshold "
+			      "in percent and a limit of chains, comma-separated, not '%s'",
+			      text_safe(word));
+			ret = SECMAP_EXIT_USAGE;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+/* Whether @word is -g's argument, when it comes as the next word. */
+bool report_graph_word(const char *word)
+{
+	static const char *const words[] = { "graph", "flat", "fractal", "folded", "none",
+					     "caller", "callee" };
+	size_t i, n = strcspn(word, ",");
+
+	if (word[0] >= '0' && word[0] <= '9')
+		return true;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (n == strlen(words[i]) && !strncmp(word, words[i], n))
+			return true;
+	return false;
+}
