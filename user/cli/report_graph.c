@@ -123,18 +123,23 @@ static void frame_key(const struct secmap_frame *f, uint64_t key[3])
 	key[2] = f->symbol ? 0 : f->ip;
 }
 
+/*
+ * A sample without a chain adds nothing: perf drops a chain it finds
+ * corrupt (a marker no context has), keeping the sample in its row.
+ */
 int report_graph_add(struct report_graph *g, const struct row *r, const struct secmap_sample *s)
 {
-	size_t i, n = s->nr_chain ? s->nr_chain : 1;
 	uint64_t key[3] = { r->id, 0, 0 };
+	size_t i, n = s->nr_chain;
 	uint32_t node;
 
+	if (!n)
+		return 0;
 	if (r->id >= NO_NODE)
 		return -ENOMEM;
 	node = child(g, NO_NODE, (uint32_t)r->id, key, NULL, 0);
 	for (i = 0; node != NO_NODE && i < n; i++) {
-		const struct secmap_frame *f = !s->nr_chain ? s->frame :
-			secmap_frame_at(s->chain, g->caller ? n - 1 - i : i);
+		const struct secmap_frame *f = secmap_frame_at(s->chain, g->caller ? n - 1 - i : i);
 
 		frame_key(f, key);
 		node = child(g, node, (uint32_t)r->id, key, f->symbol, f->ip);
