@@ -224,6 +224,73 @@ static int parse_sort(const char *arg, struct sort_keys *keys)
 	return ret ? ret : (keys->nr ? 0 : -EINVAL);
 }
 
+/* -F: perf's overhead, overhead_children, sample, period and the sort keys, each once. */
+static int parse_fields(const char *arg, struct report_opts *o)
+{
+	static const char *const names[] = {
+		[FIELD_OVERHEAD] = "overhead", [FIELD_CHILDREN] = "overhead_children",
+		[FIELD_SAMPLE] = "sample", [FIELD_PERIOD] = "period",
+	};
+	char *copy = strdup(arg), *tok, *save = NULL;
+	struct report_column c;
+	size_t i, k;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	o->nr_fields = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		c = (struct report_column){ .field = FIELD_KEY, .key = NR_KEYS };
+		for (i = FIELD_OVERHEAD; i <= FIELD_PERIOD; i++)
+			if (!strcmp(tok, names[i]))
+				c.field = i;
+		for (k = 0; c.field == FIELD_KEY && k < NR_KEYS; k++)
+			if (!strcmp(tok, key_info[k].name))
+				c.key = k;
+		for (i = 0; i < o->nr_fields; i++)
+			if (o->fields[i].field == c.field && o->fields[i].key == c.key)
+				break;
+		if ((c.field == FIELD_KEY && c.key == NR_KEYS) || i < o->nr_fields ||
+		    o->nr_fields == MAX_FIELDS)
+			ret = -EINVAL;
+		else
+			o->fields[o->nr_fields++] = c;
+	}
+	free(copy);
+	return ret ? ret : (o->nr_fields ? 0 : -EINVAL);
+}
+
+/*
+ * With -F, the rows are told apart by its keys, then by --sort's others,
+ * which are columns too, after -F's (as perf appends them); with neither
+ * a key, by the default keys.
+ */
+static int fields_keys(struct report_opts *o)
+{
+	struct sort_keys keys = { 0 };
+	size_t i;
+
+	for (i = 0; i < o->nr_fields; i++) {
+		if (o->fields[i].field == FIELD_CHILDREN && !o->children) {
+			p_err("report: -F overhead_children needs --children");
+			return SECMAP_EXIT_USAGE;
+		}
+		if (o->fields[i].field == FIELD_KEY) {
+			keys.has[o->fields[i].key] = true;
+			keys.key[keys.nr++] = o->fields[i].key;
+		}
+	}
+	for (i = 0; i < o->keys.nr; i++) {
+		if ((keys.nr && !o->sort_given) || keys.has[o->keys.key[i]])
+			continue;
+		keys.has[o->keys.key[i]] = true;
+		keys.key[keys.nr++] = o->keys.key[i];
+		o->fields[o->nr_fields++] = (struct report_column){ FIELD_KEY, o->keys.key[i] };
+	}
+	o->keys = keys;
+	return -1;
+}
+
 static void report_usage(FILE *f)
 {
 	fprintf(f,
@@ -249,6 +316,9 @@ static void report_usage(FILE *f)
 		"      --children         a row for every function in the samples' callchains too,\n"
 		"                         with the period of the samples it is in (Children)\n"
 		"      --no-children      the samples' own functions only (the default)\n"
+		"  -F, --fields FIELDS    the columns, in this order: overhead,\n"
+		"                         overhead_children, sample, period and --sort's keys\n"
+		"                         (perf's -F; --sort's other keys follow)\n"
 		"  -g, --call-graph [ARGS] under each row its call chains, folded (perf's -g\n"
 		"                         folded); ARGS, comma-separated: caller or callee (the\n"
 		"                         default), a threshold in percent (0.5), a limit of\n"
@@ -280,10 +350,17 @@ static int report_option(struct report_opts *o, struct resolver_args *args, int 
 
 	switch (opt) {
 	case 's':
+		o->sort_given = true;
 		if (!parse_sort(arg, &o->keys))
 			return 0;
 		p_err("report: --sort takes comm, pid, tid, cpu, dso, sym, module, section and "
 		      "symbol, comma-separated, each once, not '%s'", text_safe(arg));
+		return SECMAP_EXIT_USAGE;
+	case 'F':
+		if (!parse_fields(arg, o))
+			return 0;
+		p_err("report: -F takes overhead, overhead_children, sample, period and the "
+		      "--sort keys, comma-separated, each once, not '%s'", text_safe(arg));
 		return SECMAP_EXIT_USAGE;
 	case OPT_STDIO:
 		return 0;
@@ -493,13 +570,14 @@ static int report_args(int argc, char **argv, struct report_opts *o, struct reso
 		{ "children",	   no_argument,	      NULL, OPT_CHILDREN },
 		{ "no-children",   no_argument,	      NULL, OPT_NO_CHILDREN },
 		{ "call-graph",	   optional_argument, NULL, 'g' },
+		{ "fields",	   required_argument, NULL, 'F' },
 		{ 0 }
 	};
 	int opt, ret;
 
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+" RESOLVER_SHORT_OPTIONS "s:qvg::" OUTPUT_SHORT_OPTIONS,
+	while ((opt = getopt_long(argc, argv, "+" RESOLVER_SHORT_OPTIONS "s:qvg::F:" OUTPUT_SHORT_OPTIONS,
 				  opts, NULL)) != -1) {
 		if (handle_output_option(opt))
 			continue;
@@ -525,7 +603,7 @@ static int report_args(int argc, char **argv, struct report_opts *o, struct reso
 		if (ret > 0)
 			return ret;
 		if (ret < 0) {
-			ret = optopt == 's' ?
+			ret = optopt == 's' || optopt == 'F' ?
 			      (p_err("report: option '%s' needs a value", argv[optind - 1]),
 			       SECMAP_EXIT_USAGE) :
 			      resolver_option_error("report", argv, report_usage);
@@ -538,7 +616,7 @@ static int report_args(int argc, char **argv, struct report_opts *o, struct reso
 		p_err("report: -g prints chains in the text table, without --children (not yet)");
 		return SECMAP_EXIT_USAGE;
 	}
-	return -1;
+	return o->nr_fields ? fields_keys(o) : -1;
 }
 
 int do_report(int argc, char **argv)

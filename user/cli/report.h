@@ -44,8 +44,19 @@ struct row {
 	uint64_t seen;		/* the last sample that added to @children */
 };
 
+/* -F/--fields: perf's output fields, each a column in the order given. */
+enum report_field { FIELD_KEY, FIELD_OVERHEAD, FIELD_CHILDREN, FIELD_SAMPLE, FIELD_PERIOD };
+struct report_column {
+	enum report_field field;
+	enum sort_key key;	/* FIELD_KEY's */
+};
+#define MAX_FIELDS	(NR_KEYS + 4)
+
 struct report_opts {
 	struct sort_keys keys;
+	bool sort_given;	/* --sort */
+	struct report_column fields[MAX_FIELDS];	/* -F; nr_fields 0: perf's default layout */
+	size_t nr_fields;
 	/* The keys the text table shows: perf leaves out one its filter fixes to one value. */
 	enum sort_key column[NR_KEYS];
 	size_t nr_columns;

@@ -143,6 +143,114 @@ static void print_header(const struct report_opts *o, const size_t *width)
 	printf("\n#\n");
 }
 
+/*
+ * -F's cell of @r in column @c: perf's "%.2f%%" overheads, numbers
+ * and the keys' text.
+ */
+static const char *field_cell(const struct report_opts *o, const struct report_column *c,
+			      const struct totals *tot, const struct row *r, char *buf, size_t size)
+{
+	switch (c->field) {
+	case FIELD_OVERHEAD:
+		snprintf(buf, size, "%.2f%%", percent(tot, r));
+		return buf;
+	case FIELD_CHILDREN:
+		snprintf(buf, size, "%.2f%%", percent_of(tot, r, r->children));
+		return buf;
+	case FIELD_SAMPLE:
+		snprintf(buf, size, "%" PRIu64, r->samples);
+		return buf;
+	case FIELD_PERIOD:
+		snprintf(buf, size, "%" PRIu64, r->period);
+		return buf;
+	case FIELD_KEY:
+		break;
+	}
+	return cell(o, c->key, r, buf, size);
+}
+
+static const char *field_title(const struct report_column *c)
+{
+	static const char *const titles[] = {
+		[FIELD_OVERHEAD] = "Overhead", [FIELD_CHILDREN] = "Children",
+		[FIELD_SAMPLE] = "Samples", [FIELD_PERIOD] = "Period",
+	};
+
+	return c->field == FIELD_KEY ? key_info[c->key].title : titles[c->field];
+}
+
+/*
+ * -F: the columns given, numbers right-aligned and keys left-aligned,
+ * each as wide as its widest cell or title, two spaces apart, as perf.
+ */
+static void print_fields(const struct report_opts *o, const struct row *rows, size_t nr,
+			 const struct totals *tot, const size_t *width)
+{
+	char buf[1200];
+	size_t i, j;
+
+	for (i = 0; i < nr; i++) {
+		const struct row *r = &rows[i];
+
+		if (!shown(o, tot, r))
+			continue;
+		printf(" ");
+		for (j = 0; j < o->nr_fields; j++) {
+			const char *s = field_cell(o, &o->fields[j], tot, r, buf, sizeof(buf));
+			size_t pad = width[j] - text_width(s);
+			bool left = o->fields[j].field == FIELD_KEY;
+
+			printf(" %*s%s", left ? 0 : (int)pad, "", s);
+			if (left && j + 1 < o->nr_fields)
+				printf("%*s", (int)pad, "");
+			printf(j + 1 < o->nr_fields ? " " : "\n");
+		}
+		if (o->chains)
+			report_graph_print(o->chains, r, tot->base[r->event]);
+	}
+}
+
+/* -F's header lines and the widths of the event's columns into @width. */
+static void print_fields_header(const struct report_opts *o, const struct row *rows, size_t nr,
+				const struct totals *tot, size_t *width)
+{
+	char buf[1200];
+	size_t i, j, k;
+
+	for (j = 0; j < o->nr_fields; j++)
+		width[j] = strlen(field_title(&o->fields[j]));
+	for (i = 0; i < nr; i++) {
+		if (!shown(o, tot, &rows[i]))
+			continue;
+		for (j = 0; j < o->nr_fields; j++) {
+			size_t n = text_width(field_cell(o, &o->fields[j], tot, &rows[i], buf,
+							 sizeof(buf)));
+
+			if (n > width[j])
+				width[j] = n;
+		}
+	}
+	printf("#");
+	for (j = 0; j < o->nr_fields; j++) {
+		const char *t = field_title(&o->fields[j]);
+		int pad = (int)(width[j] - strlen(t));
+
+		if (o->fields[j].field == FIELD_KEY)
+			printf(" %s%*s", t, j + 1 < o->nr_fields ? pad : 0, "");
+		else
+			printf(" %*s%s", pad, "", t);
+		printf(j + 1 < o->nr_fields ? " " : "\n");
+	}
+	printf("#");
+	for (j = 0; j < o->nr_fields; j++) {
+		printf(" ");
+		for (k = 0; k < width[j]; k++)
+			putchar('.');
+		printf(j + 1 < o->nr_fields ? " " : "\n");
+	}
+	printf("#\n");
+}
+
 void report_print_stdio(struct sample_walk *w, const struct report_opts *o,
 			       const struct row *rows, size_t nr, const struct totals *tot)
 {
@@ -152,7 +260,8 @@ void report_print_stdio(struct sample_walk *w, const struct report_opts *o,
 
 	printf("# secmap report of %s: module samples placed by their section maps\n#\n",
 	       sample_walk_input(w));
-	print_elided(o);
+	if (!o->nr_fields)
+		print_elided(o);
 	if (lost->chunks || lost->samples)
 		printf("# Lost: %" PRIu64 " events in %" PRIu64 " chunks, %" PRIu64
 		       " samples (perf's buffers were full)\n#\n", lost->events, lost->chunks,
@@ -180,6 +289,14 @@ void report_print_stdio(struct sample_walk *w, const struct report_opts *o,
 			}
 			printf("%s# Samples: %" PRIu64 " of event '%s'\n#\n", i ? "\n\n" : "",
 			       tot->samples[ev], text_safe(sample_walk_event_name(w, ev)));
+			if (o->nr_fields) {
+				size_t fwidth[MAX_FIELDS];
+
+				print_fields_header(o, rows + i, end - i, tot, fwidth);
+				print_fields(o, rows + i, end - i, tot, fwidth);
+				i = end - 1;
+				continue;
+			}
 			print_header(o, width);
 		}
 		if (!shown(o, tot, r))

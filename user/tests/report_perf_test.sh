@@ -523,6 +523,35 @@ check "report -g graph: exit 2, one line (perf's layout that secmap does not pri
 "$secmap" report -i host-callchain.data -m rec.data -g folded,bogus >/dev/null 2>err; last=$?
 check "report -g folded,bogus: exit 2, one line" status_and_line 2 err "bogus"
 
+# report -F: perf's columns in the order given, every row (perf sorts
+# them by the fields, by its own compare functions: compared as sets).
+field_rows() {
+	local f=$1 fields=$2 a widths=0
+	shift 2
+	for a in ${fields//,/ }; do
+		case $a in comm) widths=$widths,64 ;; *) widths=$widths,0 ;; esac
+	done
+	"$perf" report -i "$f" --stdio --no-children -g none -w "${widths#0,}" -F "$fields" "$@" \
+		2>/dev/null | grep -v -e '^#' -e '^$' | awk '{ $1 = $1; print }' | sort >perf.r
+	"$secmap" report -i "$f" -m rec.data -F "$fields" "$@" 2>/dev/null |
+		grep -v -e '^#' -e '^$' | awk '{ $1 = $1; print }' | sort >ours.r
+	[ -s perf.r ] && cmp -s perf.r ours.r
+}
+for f in host-callchain.data host-two-events.data; do
+	for fields in overhead,period,sample,comm,dso sample,dso,sym "dso,overhead -s sym" \
+		comm,overhead period,pid "sample,sym --cpu 0" cpu,sample,overhead; do
+		# shellcheck disable=SC2086
+		check "report -F $fields: perf report's $(field_rows $f $fields; wc -l <perf.r) rows of $f" \
+			field_rows $f $fields
+		cmp -s perf.r ours.r || diff perf.r ours.r | head -4 | sed 's/^/# /'
+	done
+done
+"$secmap" report -i host-plain.data -m rec.data -F overhead,bogus >/dev/null 2>err; last=$?
+check "report -F overhead,bogus: exit 2, one line" status_and_line 2 err "bogus"
+"$secmap" report -i host-plain.data -m rec.data -F overhead_children >/dev/null 2>err; last=$?
+check "report -F overhead_children without --children: exit 2, one line" \
+	status_and_line 2 err "children"
+
 # script -F: perf's fields, in perf's layout and order, line for line
 # (the host's perf; frame lines of -g files aside: perf 6.1 prints user
 # callchain addresses relative to their map, perf 7 as they are, as
