@@ -8,7 +8,7 @@ recorded in the same run. Prints TAP.
     check-recording.py OUTDIR KO_DIR TAG SECMAP
 
 OUTDIR holds rec.jsonl (secmap show -j of rec.data), perf-script.txt
-(perf script -F ip,time --ns), sysfs-{before,burn1,burn2}.txt, and
+(perf script -F ip,time --ns -G), sysfs-{before,burn1,burn2}.txt, and
 reload.{data,jsonl,tar.xz}: a recording and its `secmap archive`, which is
 unpacked here into an empty HOME and must supply every module build the
 recording names, as readelf reads their build-ids, to perf and to SECMAP

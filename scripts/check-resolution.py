@@ -154,6 +154,51 @@ def score(triples):
     return out
 
 
+def script_samples(text, event="cpu-clock"):
+    """(time, [(ip, symbol, dso), ...]) of each `event` sample in perf script's default layout
+    (secmap script's; perf script -F event,time,ip,sym,dso): the ip on the sample's line, or,
+    with -g, its callchain's frames on the lines below, the sample's own first."""
+    head_re = re.compile(r"\s(\d+)\.(\d{9}):\s+(?:\d+\s+)?(\S+):(.*)$")
+    frame_re = re.compile(r"^\s*([0-9a-f]+)\s+(\S+)\s+\((\S+)\)$")
+    cur = None
+    for line in text.splitlines():
+        m = head_re.search(line)
+        if m:
+            if cur and cur[1]:
+                yield cur
+            cur = None
+            if m.group(3) == event:
+                cur = (int(m.group(1)) * 10**9 + int(m.group(2)), [])
+                f = frame_re.match(m.group(4))
+                if f:
+                    cur[1].append((int(f.group(1), 16), f.group(2).rsplit("+0x", 1)[0],
+                                   f.group(3)))
+            continue
+        f = frame_re.match(line)
+        if cur is not None and f:
+            cur[1].append((int(f.group(1), 16), f.group(2).rsplit("+0x", 1)[0], f.group(3)))
+    if cur and cur[1]:
+        yield cur
+
+
+def chain_score(samples):
+    """Per life: [frames, right, examples of wrong] of the burner's frames in callchains below
+    each sample's own (its callers: the parameter callback, init, exit)."""
+    out = {}
+    for t, frames in samples:
+        for ip, sym, dso in frames[1:]:
+            exp = expected(t, ip)
+            if not exp:
+                continue
+            st = out.setdefault(exp[0], [0, 0, []])
+            st[0] += 1
+            if sym in exp[2]:
+                st[1] += 1
+            elif len(st[2]) < 3:
+                st[2].append(f"{t} {ip:x}: got {sym} ({dso}), want {sorted(exp[2])}")
+    return out
+
+
 # secmap and stock perf, offline: the perf.data and its archive, in an empty HOME.
 home = tempfile.mkdtemp(prefix="secmap-resolution-home.")
 offline = {}
@@ -172,6 +217,11 @@ try:
     check("perf 6.1 script offline runs", r.returncode == 0, r.stderr)
     offline_lines["perf 6.1 offline"] = list(perf_lines(r.stdout.splitlines()))
     offline["perf 6.1 offline"] = score(offline_lines["perf 6.1 offline"])
+    # The callchains (perf record -g): the frames below each sample.
+    r = subprocess.run([host_perf, "--buildid-dir", os.path.join(home, ".debug"), "script", "-i",
+                        "gt-perf.data", "-F", "event,time,ip,sym,dso", "--ns"],
+                       capture_output=True, text=True, cwd=outdir)
+    perf_chains = list(script_samples(r.stdout))
     sid_tmp = tempfile.mkdtemp(prefix="secmap-resolution.",
                                dir=os.path.join(CACHE, "sid-root", "tmp"))
     try:
@@ -188,29 +238,24 @@ finally:
     shutil.rmtree(home, ignore_errors=True)
 check("secmap script resolves the VM's perf.data on the host, offline", script.returncode == 0,
       script.stderr)
-# "comm tid [cpu] time: period cpu-clock: ip sym+off (dso)"
-line_re = re.compile(r"\s(\d+)\.(\d{9}):\s+\d+\s+(\S+):\s+([0-9a-f]+)\s+(\S+)\s+\((\S+)\)$")
+secmap_samples = list(script_samples(script.stdout))
 stats = {}
 per_func = {}
-for line in script.stdout.splitlines():
-    m = line_re.search(line)
-    if not m or m.group(3) != "cpu-clock":
-        continue
-    t = int(m.group(1)) * 10**9 + int(m.group(2))
-    ip = int(m.group(4), 16)
+for t, frames in secmap_samples:
+    ip, sym, dso = frames[0]
     exp = expected(t, ip)
     if not exp:
         continue
     life, sec, names = exp
-    sym = m.group(5).rsplit("+0x", 1)[0]
     st = stats.setdefault((life, sec), {"n": 0, "ok": 0, "perf": 0, "wrong": []})
     st["n"] += 1
     for name in names:
         per_func[name] = per_func.get(name, 0) + 1
-    if m.group(6) == f"[{MOD}]" and sym in names:
+    if dso == f"[{MOD}]" and sym in names:
         st["ok"] += 1
     elif len(st["wrong"]) < 3:
-        st["wrong"].append(f"{t} {ip:x}: got {sym} ({m.group(6)}), want {sorted(names)}")
+        st["wrong"].append(f"{t} {ip:x}: got {sym} ({dso}), want {sorted(names)}")
+
 
 # Stock perf in the VM: the file perf wrote; after secmap inject, then after perf inject -b.
 stock = score(perf_lines(open(os.path.join(outdir, "perf-mod.txt"))))
@@ -260,6 +305,23 @@ for w in want:
         continue
     check(f"{w[0]:6} {w[1]:14}: >= 99% of {st['n']} samples on the right function",
           st["ok"] >= GOAL * st["n"], "\n".join(st["wrong"]))
+# perf record -g: the burner's frames in the callchains, below each sample's
+# own (the parameter callback, init and exit calling the burning
+# functions), per life, by secmap and by stock perf after secmap inject.
+chains = {"secmap": chain_score(secmap_samples), "perf 6.1 offline": chain_score(perf_chains)}
+for life in ["before", "during", "again"]:
+    figs = [f"{label} {100 * c[life][1] / c[life][0]:.1f}% of {c[life][0]}" if life in c else
+            f"{label} -" for label, c in chains.items()]
+    print(f"# {tag}: callchain frames in {MOD}, {life}: " + ", ".join(figs))
+for life in ["before", "during", "again"]:
+    n, ok, wrong = chains["secmap"].get(life, [0, 0, []])
+    check(f"callchains, {life:6}: >= 99% of {n} frames of {MOD} below the samples on the "
+          f"right function (at least 20)", n >= 20 and ok >= GOAL * n, "\n".join(wrong))
+    pn, pok, pwrong = chains["perf 6.1 offline"].get(life, [0, 0, []])
+    check(f"perf 6.1 offline, callchains, {life:6}: >= 99% of {pn} frames on the right function",
+          pn >= GOAL * n and pok >= GOAL * max(pn, 1), "\n".join(pwrong))
+
+
 # The samples the parameter callback (burn=N) took before the module_load
 # tracepoint: the load is stamped when the module became COMING.
 def param_phase(triples):
@@ -272,12 +334,7 @@ def param_phase(triples):
     return n, ok
 
 
-secmap_triples = []
-for line in script.stdout.splitlines():
-    m = line_re.search(line)
-    if m and m.group(3) == "cpu-clock":
-        secmap_triples.append((int(m.group(1)) * 10**9 + int(m.group(2)), int(m.group(4), 16),
-                               m.group(5).rsplit("+0x", 1)[0]))
+secmap_triples = [(t, frames[0][0], frames[0][1]) for t, frames in secmap_samples]
 n, ok = param_phase(secmap_triples)
 print(f"# {tag}: samples while the loads parsed their parameters: {n}, secmap right {ok}")
 check("the parameter callbacks of both loads took at least 20 samples, before module_load",

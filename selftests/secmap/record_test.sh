@@ -65,7 +65,7 @@ insmod $mods/secmap_test_burn.ko burn_ms=0 burn_exit_ms=200
 # give the load and unload times independently of secmap.
 secmap record -q --no-kallsyms -o "$tmp/gt.data" -- \
 	secmap record -j -o "$tmp/rec.data" --inject="$tmp/perf.data" --ko-path "$mods" -- \
-	perf record -q -F 1000 -e cpu-clock -e module:module_load -e module:module_free -a \
+	perf record -q -g -F 1000 -e cpu-clock -e module:module_load -e module:module_free -a \
 	-o "$tmp/perf.data" -- sh /tmp/workload.sh >"$out/record.json" 2>"$out/record.stderr"
 rc=$?
 check "record: secmap record around perf record exits 0 (perf's status)" [ "$rc" -eq 0 ]
@@ -76,7 +76,7 @@ check "record: perf.data was written" [ -s "$tmp/perf.data" ]
 secmap show -j -i "$tmp/rec.data" >"$out/rec.jsonl" 2>"$out/show.stderr"
 check "record: secmap show reads the recording" [ $? -eq 0 ]
 check "record: the recording ends with a finished record" grep -q '"type":"finished"' "$out/rec.jsonl"
-perf script -i "$tmp/perf.data" -F ip,time --ns >"$out/perf-script.txt" 2>/dev/null
+perf script -i "$tmp/perf.data" -F ip,time --ns -G >"$out/perf-script.txt" 2>/dev/null
 check "record: perf script reads perf.data" [ -s "$out/perf-script.txt" ]
 # --inject made perf.data right for stock perf; --strip gives back the file
 # perf wrote, to see what stock perf makes of it.
@@ -121,9 +121,9 @@ check "record: secmap archive of that perf.data (exit 0 or 7: some not in the VM
 	[ $rc -eq 0 -o $rc -eq 7 ]
 secmap report --stdio -q -i "$tmp/perf.data" --ko-path "$mods" >"$out/secmap-report.txt" 2>&1
 check "record: secmap report reads the injected perf.data" [ $? -eq 0 ]
-perf report -i "$tmp/stock.data" --stdio --sort dso,sym 2>/dev/null |
+perf report -i "$tmp/stock.data" --stdio --no-children -g none --sort dso,sym 2>/dev/null |
 	grep -E 'secmap_test_burn|^# Samples|^$' | head -40 >"$out/perf-report.txt"
-perf report -i "$tmp/perf.data" --stdio --sort dso,sym 2>/dev/null |
+perf report -i "$tmp/perf.data" --stdio --no-children -g none --sort dso,sym 2>/dev/null |
 	grep -E 'secmap_test_burn|^# Samples|^$' | head -40 >"$out/perf-report-inj.txt"
 echo "$kptr" >/proc/sys/kernel/kptr_restrict
 rm "/lib/modules/$(uname -r)/extra/secmap_test_burn.ko"
