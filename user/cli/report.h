@@ -66,8 +66,8 @@ struct report_opts {
 	bool verbose;		/* long dso names */
 	bool header, header_only;	/* --header, --header-only */
 	bool children;		/* --children: rows for every frame of the callchains */
-	/* -g: each row's chains, folded; in caller order; threshold (%), chains a row at most */
-	bool graph, graph_caller;
+	/* -g: each row's chains, as a tree or folded; in caller order; threshold (%), a limit */
+	bool graph, graph_caller, graph_folded;
 	double graph_min_percent;
 	size_t graph_limit;
 	struct report_graph *chains;
@@ -93,7 +93,12 @@ static inline uint64_t unknown_addr(const struct secmap_frame *f)
 
 /* -g (report_graph.c) */
 struct report_graph;
-struct report_graph *report_graph_new(bool caller, double min_percent, size_t limit);
+/*
+ * @skip_first: perf's graph leaves out the first frame (the row's own
+ * function) when the table is sorted by sym first.
+ */
+struct report_graph *report_graph_new(bool caller, bool folded, bool skip_first,
+				      double min_percent, size_t limit);
 void report_graph_free(struct report_graph *g);
 /* @s's chain under row @r; 0 or -ENOMEM. */
 int report_graph_add(struct report_graph *g, const struct row *r, const struct secmap_sample *s);

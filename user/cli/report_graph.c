@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report -g: each row's call chains, as perf report prints them folded
- * (perf report -g folded): every distinct chain of the row's samples,
- * from the sampled function out to its callers (callee order) or the
- * other way (caller order), with the share of the event's period that
- * ended in it; chains under the threshold left out.
+ * report -g: each row's call chains, as perf report prints them: as a
+ * tree (perf's default graph layout: each branch with the share of the
+ * event's period below it) or folded (every distinct chain with the
+ * share that ended in it), from the sampled function out to its callers
+ * (callee order) or the other way (caller order); branches and chains
+ * under the threshold left out.
  *
  * The chains of all rows are one trie: a node is its parent and a
  * frame's key, the key perf compares frames by (the file and function,
@@ -37,7 +38,8 @@ struct graph_node {
 };
 
 struct report_graph {
-	bool caller;
+	bool caller, folded;
+	bool skip_first;	/* perf's graph leaves out the row's own function when sorted by sym first */
 	double min_percent;
 	size_t limit;		/* chains a row at most; 0: all */
 	struct graph_node *nodes;
@@ -48,15 +50,22 @@ struct report_graph {
 	size_t nr_ends;
 	size_t *first_end;	/* per row id: where its nodes start in @ends */
 	size_t nr_rows;
+	/* The graph layout: per node its cumulative hits and its children; per row its root. */
+	uint64_t *cumul;
+	uint32_t *kids, *first_kid;	/* node n's children: kids[first_kid[n]..first_kid[n + 1]) */
+	uint32_t *root_of;		/* per row id, or NO_NODE */
 };
 
-struct report_graph *report_graph_new(bool caller, double min_percent, size_t limit)
+struct report_graph *report_graph_new(bool caller, bool folded, bool skip_first,
+				      double min_percent, size_t limit)
 {
 	struct report_graph *g = calloc(1, sizeof(*g));
 
 	if (!g)
 		return NULL;
 	g->caller = caller;
+	g->folded = folded;
+	g->skip_first = skip_first;
 	g->min_percent = min_percent;
 	g->limit = limit;
 	libsecmap_hashmap_init(&g->by_key);
@@ -71,6 +80,10 @@ void report_graph_free(struct report_graph *g)
 	free(g->nodes);
 	free(g->ends);
 	free(g->first_end);
+	free(g->cumul);
+	free(g->kids);
+	free(g->first_kid);
+	free(g->root_of);
 	free(g);
 }
 
@@ -162,6 +175,42 @@ static int cmp_end(const void *a, const void *b, void *arg)
 	return i < j ? -1 : i > j;
 }
 
+/*
+ * For the tree: each node's cumulative hits (a parent is made before its
+ * children, so one pass from the last node up), its children, and each
+ * row's root.
+ */
+static int graph_finish(struct report_graph *g, size_t nr_rows)
+{
+	size_t i, n = g->nr;
+
+	g->cumul = calloc(n ? n : 1, sizeof(*g->cumul));
+	g->kids = malloc((n ? n : 1) * sizeof(*g->kids));
+	g->first_kid = calloc(n + 2, sizeof(*g->first_kid));
+	g->root_of = malloc((nr_rows ? nr_rows : 1) * sizeof(*g->root_of));
+	if (!g->cumul || !g->kids || !g->first_kid || !g->root_of)
+		return -ENOMEM;
+	for (i = 0; i < nr_rows; i++)
+		g->root_of[i] = NO_NODE;
+	for (i = n; i-- > 0;) {
+		const struct graph_node *node = &g->nodes[i];
+
+		g->cumul[i] += node->hits;
+		if (node->parent == NO_NODE) {
+			g->root_of[node->row] = (uint32_t)i;
+		} else {
+			g->cumul[node->parent] += g->cumul[i];
+			g->first_kid[node->parent + 2]++;
+		}
+	}
+	for (i = 2; i < n + 2; i++)
+		g->first_kid[i] += g->first_kid[i - 1];
+	for (i = 0; i < n; i++)
+		if (g->nodes[i].parent != NO_NODE)
+			g->kids[g->first_kid[g->nodes[i].parent + 1]++] = (uint32_t)i;
+	return 0;
+}
+
 int report_graph_finish(struct report_graph *g, size_t nr_rows)
 {
 	size_t i;
@@ -182,7 +231,7 @@ int report_graph_finish(struct report_graph *g, size_t nr_rows)
 	for (i = 1; i <= nr_rows; i++)
 		if (g->first_end[i] < g->first_end[i - 1])
 			g->first_end[i] = g->first_end[i - 1];
-	return 0;
+	return g->folded ? 0 : graph_finish(g, nr_rows);
 }
 
 /*
@@ -190,7 +239,7 @@ int report_graph_finish(struct report_graph *g, size_t nr_rows)
  * that ended in it, "%.2f%%", and its frames joined by ';'. perf leaves
  * out a chain under min_percent of @total.
  */
-void report_graph_print(const struct report_graph *g, const struct row *r, uint64_t total)
+static void print_folded(const struct report_graph *g, const struct row *r, uint64_t total)
 {
 	const struct graph_node *path[MAX_DEPTH];
 	size_t i, end, depth;
@@ -220,6 +269,178 @@ void report_graph_print(const struct report_graph *g, const struct row *r, uint6
 	}
 }
 
+/* A frame's name as perf prints it in a chain: the function, or the address. */
+static const char *frame_name(const struct graph_node *n, char *buf, size_t size)
+{
+	if (n->name)
+		return text_safe(n->name);
+	snprintf(buf, size, "%#" PRIx64, n->addr);
+	return buf;
+}
+
+/*
+ * perf's tree is a radix tree: a node of it is a run of frames that
+ * every chain through its first goes through alike, ending where a
+ * chain ends or where they part. The run from @n: its last frame.
+ */
+static uint32_t run_end(const struct report_graph *g, uint32_t n)
+{
+	while (!g->nodes[n].hits && g->first_kid[n + 1] - g->first_kid[n] == 1)
+		n = g->kids[g->first_kid[n]];
+	return n;
+}
+
+struct graph_print {
+	const struct report_graph *g;
+	uint64_t total;		/* the event's period: what the shares are of */
+	uint64_t min_hits;	/* branches under it left out */
+};
+
+static int cmp_branch(const void *a, const void *b, void *arg)
+{
+	const struct report_graph *g = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct graph_node *nx = &g->nodes[x], *ny = &g->nodes[y];
+	int c;
+
+	if (g->cumul[x] != g->cumul[y])
+		return g->cumul[x] > g->cumul[y] ? -1 : 1;
+	/* perf breaks ties by its dso objects' addresses: a fixed order instead. */
+	if (nx->name && ny->name && (c = strcmp(nx->name, ny->name)))
+		return c;
+	if (!nx->name != !ny->name)
+		return nx->name ? -1 : 1;
+	return nx->addr < ny->addr ? -1 : nx->addr > ny->addr;
+}
+
+/* @n's branches over the threshold, the heaviest first, into a malloc()ed array. */
+static uint32_t *branches(const struct graph_print *p, uint32_t n, size_t *nr)
+{
+	const struct report_graph *g = p->g;
+	size_t i, k = 0, from = g->first_kid[n], to = g->first_kid[n + 1];
+	uint32_t *out = malloc((to - from + 1) * sizeof(*out));
+
+	*nr = 0;
+	if (!out)
+		return NULL;
+	for (i = from; i < to; i++)
+		if (g->cumul[g->kids[i]] >= p->min_hits)
+			out[k++] = g->kids[i];
+	qsort_r(out, k, sizeof(*out), cmp_branch, (void *)g);
+	*nr = k;
+	return out;
+}
+
+static void margin(int left)
+{
+	printf("            %*s", left, "");
+}
+
+static bool masked(uint64_t mask, int i)
+{
+	return i < 64 && (mask >> i) & 1;
+}
+
+/*
+ * perf's graph lines (ui/stdio/hist.c): a separator line of the levels'
+ * pipes, then each frame of a branch's run, its first with "--share--".
+ */
+static bool print_branches(const struct graph_print *p, uint32_t n, int depth, uint64_t mask,
+			   int left)
+{
+	const struct report_graph *g = p->g;
+	uint64_t new_mask = mask;
+	size_t i, nr, limit = g->limit;
+	uint32_t *kids = branches(p, n, &nr);
+	char buf[32];
+	int d;
+
+	for (i = 0; kids && i < nr && (!limit || i < limit); i++) {
+		uint32_t first = kids[i], last = run_end(g, first), f = first;
+		bool period = false;
+
+		if (i + 1 == nr && depth - 1 < 64)
+			new_mask &= ~(1ull << (depth - 1));
+		margin(left);
+		for (d = 0; d < depth; d++)
+			printf(masked(mask, d) ? "|          " : "           ");
+		printf("\n");
+		for (;;) {
+			margin(left);
+			for (d = 0; d < depth; d++) {
+				putchar(masked(new_mask, d) ? '|' : ' ');
+				if (!period && d == depth - 1)
+					printf("--%.2f%%--", g->cumul[first] * 100.0 / p->total);
+				else
+					printf("          ");
+			}
+			printf("%s\n", frame_name(&g->nodes[f], buf, sizeof(buf)));
+			period = true;
+			if (f == last)
+				break;
+			f = g->kids[g->first_kid[f]];
+		}
+		print_branches(p, last, depth + 1, new_mask | (depth < 64 ? 1ull << depth : 0), left);
+	}
+	free(kids);
+	return i > 0;
+}
+
+/*
+ * perf's graph of @r's chains: when one branch holds all of the row's
+ * period, its run is printed at the top ("---") without a share, and
+ * the tree goes on from its end; a blank line after, if anything printed.
+ */
+static void print_graph(const struct report_graph *g, const struct row *r, uint64_t total)
+{
+	struct graph_print p = { .g = g, .total = total,
+				 .min_hits = (uint64_t)(total * (g->min_percent / 100)) };
+	uint32_t root = r->id < g->nr_rows ? g->root_of[r->id] : NO_NODE;
+	uint32_t *top, n;
+	size_t nr;
+	bool printed = false;
+	char buf[32];
+	int left = 0;
+
+	if (root == NO_NODE || !total)
+		return;
+	top = branches(&p, root, &nr);
+	if (!top)
+		return;
+	if (nr == 1 && g->cumul[top[0]] == r->period) {
+		uint32_t last = run_end(g, top[0]);
+		size_t i = 0;
+
+		for (n = top[0];; n = g->kids[g->first_kid[n]], i++) {
+			if (i || !g->skip_first) {
+				margin(left);
+				if (!printed) {
+					printf("|\n");
+					margin(left);
+					printf("---");
+					left += 3;
+					printed = true;
+				}
+				printf("%s\n", frame_name(&g->nodes[n], buf, sizeof(buf)));
+			}
+			if (n == last)
+				break;
+		}
+		root = last;
+	}
+	free(top);
+	if (print_branches(&p, root, 1, 1, left) || printed)
+		printf("\n");
+}
+
+void report_graph_print(const struct report_graph *g, const struct row *r, uint64_t total)
+{
+	if (g->folded)
+		print_folded(g, r, total);
+	else
+		print_graph(g, r, total);
+}
+
 /*
  * perf's -g words, comma-separated, in any order: the layout (folded; none
  * turns -g off), caller or callee, function (what tells frames apart),
@@ -237,18 +458,19 @@ int report_graph_option(struct report_opts *o, const char *arg)
 	}
 	o->graph = true;
 	for (word = strtok_r(copy, ",", &save); word && !ret; word = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(word, "folded") || !strcmp(word, "function") || !strcmp(word, "percent")) {
+		if (!strcmp(word, "folded") || !strcmp(word, "graph")) {
+			o->graph_folded = word[0] == 'f';
+		} else if (!strcmp(word, "function") || !strcmp(word, "percent")) {
 			continue;
 		} else if (!strcmp(word, "none")) {
 			o->graph = false;
 		} else if (!strcmp(word, "caller") || !strcmp(word, "callee")) {
 			o->graph_caller = !strcmp(word, "caller");
-		} else if (!strcmp(word, "graph") || !strcmp(word, "flat") ||
-			   !strcmp(word, "fractal") || !strcmp(word, "address") ||
+		} else if (!strcmp(word, "flat") || !strcmp(word, "fractal") || !strcmp(word, "address") ||
 			   !strcmp(word, "branch") || !strcmp(word, "period") ||
 			   !strcmp(word, "count")) {
-			p_err("report: -g %s: perf's, not secmap's yet: secmap prints the folded "
-			      "layout (-g folded)", word);
+			p_err("report: -g %s: perf's, not secmap's yet: secmap prints perf's graph "
+			      "and folded layouts", word);
 			ret = SECMAP_EXIT_USAGE;
 		} else if (numbers == 0 && (errno = 0, o->graph_min_percent = strtod(word, &end),
 					    !errno && end != word && !*end &&
@@ -258,8 +480,8 @@ int report_graph_option(struct report_opts *o, const char *arg)
 			   (errno = 0, o->graph_limit = strtoul(word, &end, 10), !errno && !*end)) {
 			numbers++;
 		} else {
-			p_err("report: -g takes perf's folded, none, caller, callee, a threshold "
-			      "in percent and a limit of chains, comma-separated, not '%s'",
+			p_err("report: -g takes perf's graph, folded, none, caller, callee, a "
+			      "threshold in percent and a limit of chains, comma-separated, not '%s'",
 			      text_safe(word));
 			ret = SECMAP_EXIT_USAGE;
 		}

@@ -505,7 +505,7 @@ same_chains() {
 	case $args in *,*,*) limited=1 ;; esac
 	"$perf" report -i "$f" --stdio --no-children --sort "$sort" -w 0,64,0,0 -g "folded,$args" \
 		2>/dev/null | chain_lines "" "$limited" >perf.g
-	"$secmap" report -i "$f" -m rec.data --sort "$sort" -g "$args" 2>/dev/null |
+	"$secmap" report -i "$f" -m rec.data --sort "$sort" -g "folded,$args" 2>/dev/null |
 		chain_lines 1 "$limited" >ours.g
 	[ -s perf.g ] && cmp -s perf.g ours.g
 }
@@ -517,11 +517,50 @@ for args in 0,callee 0,caller callee caller,0.1 callee,0.1,2; do
 		cmp -s perf.g ours.g || diff perf.g ours.g | head -4 | sed 's/^/# /'
 	done
 done
-"$secmap" report -i host-callchain.data -m rec.data -g graph >/dev/null 2>err; last=$?
-check "report -g graph: exit 2, one line (perf's layout that secmap does not print yet)" \
-	status_and_line 2 err "folded"
+"$secmap" report -i host-callchain.data -m rec.data -g fractal >/dev/null 2>err; last=$?
+check "report -g fractal: exit 2, one line (perf's layout that secmap does not print yet)" \
+	status_and_line 2 err "fractal"
 "$secmap" report -i host-callchain.data -m rec.data -g folded,bogus >/dev/null 2>err; last=$?
 check "report -g folded,bogus: exit 2, one line" status_and_line 2 err "bogus"
+
+# report -g (graph, perf's default layout): each row's tree under it, as
+# perf report prints it. Siblings of one share come in perf's order of its
+# dso objects' addresses: compared byte for byte for >= 90% of rows, and
+# every row's tree with its pipes blanked and its lines sorted (depth,
+# share and frames, whatever the order of ties).
+graph_rows() {
+	"$perf" report -i "$1" --stdio --no-children -w 0,64,0,0 --sort "$2" -g "graph,$3" \
+		2>/dev/null >perf.t
+	"$secmap" report -i "$1" -m rec.data --sort "$2" -g "graph,$3" 2>/dev/null >ours.t
+	python3 - perf.t ours.t <<'PY'
+import re, sys
+def blocks(path, ours):
+    out, row = {}, None
+    for line in open(path):
+        line = line.rstrip("\n")
+        if line.startswith("#"):
+            continue
+        m = re.match(r" +([0-9.]+%)(?: +[0-9]+)?  (.*)$", line)
+        if m and not line.lstrip().startswith(("|", "-")):
+            row = m.group(1) + " " + " ".join(m.group(2).split())
+            out[row] = []
+        elif row is not None and line:
+            out[row].append(line)
+    return out
+perf, ours = blocks(sys.argv[1], False), blocks(sys.argv[2], True)
+same = sum(perf[r] == ours.get(r) for r in perf)
+norm = lambda ls: sorted(l.replace("|", " ").rstrip() for l in ls)
+bad = [r for r in perf if norm(perf[r]) != norm(ours.get(r, []))] + [r for r in ours if r not in perf]
+print("# %d rows, %d trees byte for byte, %d differ as sets %s" % (len(perf), same, len(bad), bad[:2]))
+sys.exit(not perf or bool(bad) or same * 10 < len(perf) * 9)
+PY
+}
+for args in callee caller 0.1,callee 0,caller; do
+	for sort in dso,sym sym,dso; do
+		check "report -g graph,$args --sort $sort: perf report's trees of host-callchain.data" \
+			graph_rows host-callchain.data $sort $args
+	done
+done
 
 # report -F: perf's columns in the order given, every row (perf sorts
 # them by the fields, by its own compare functions: compared as sets).
