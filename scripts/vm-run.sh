@@ -25,6 +25,16 @@ mode=${2:?usage: vm-run.sh TAG MODE BUILD}
 build=$(cd "${3:?usage: vm-run.sh TAG MODE BUILD}" && pwd)
 kernel=$CACHE/kernels/$tag
 vm=$build/vm/$tag
+# lockdown-LEVEL: booted with lockdown=LEVEL, running lockdown_test.sh alone.
+append=
+case $mode in
+lockdown-integrity | lockdown-confidentiality)
+	append=" lockdown=${mode#lockdown-}"
+	vm=$build/vm/$tag-$mode
+	;;
+test | demo | bench) ;;
+*) echo "vm-run: unknown mode $mode" >&2; exit 2 ;;
+esac
 # The debug kernel (KASAN, lockdep, kmemleak) runs the same tests 2-3x slower.
 case $tag in
 *-debug) TIMEOUT=${SECMAP_VM_TIMEOUT:-1800} ;;
@@ -151,6 +161,7 @@ cp "$build/guest/tests/"* "$root/tests/"
 mkdir -p "$root/lib/secmap"
 cp "$top/scripts/tap.sh" "$root/lib/secmap/tap.sh"
 cp "$top/selftests/secmap/vm_util.sh" "$root/lib/secmap/vm_util.sh"
+install -m 0755 "$top/selftests/secmap/lockdown_test.sh" "$root/lib/secmap/lockdown_test.sh"
 # Programs whose libraries come along (the tests include shell scripts).
 elfs=("$root/bin/secmap" "$root/bin/secmap-dynamic" "$root/bin/secmap-agent")
 for t in "$root/tests/"*; do
@@ -211,7 +222,7 @@ timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
 	-nodefaults -display none -no-reboot -monitor none -nic none \
 	-serial "file:$vm/console.log" -serial "file:$vm/out.log" -serial "file:$vm/files.b64" \
 	-kernel "$(readlink -f "$kernel/vmlinuz")" -initrd "$vm/initramfs.cpio" \
-	-append "console=ttyS0 panic=-1 ignore_loglevel" &
+	-append "console=ttyS0 panic=-1 ignore_loglevel$append" &
 qemu_pid=$!
 trap 'kill "$qemu_pid" 2>/dev/null' EXIT
 trap 'exit 130' INT

@@ -47,6 +47,13 @@ kmemleak_check() {
 }
 
 case $(cat /etc/secmap/mode) in
+lockdown-*)
+	mode=$(cat /etc/secmap/mode)
+	t0=$(date +%s)
+	/lib/secmap/lockdown_test.sh "${mode#lockdown-}" >&3 2>&3 &&
+		say "ok - lockdown_test.sh ran to completion ($(($(date +%s) - t0)) s)" ||
+		say "not ok - lockdown_test.sh exited with status $?"
+	;;
 test)
 	# On the debug kernel a missing kmemleak would silently skip every scan.
 	case $(uname -r) in

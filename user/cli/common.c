@@ -118,11 +118,59 @@ int unexpected_argument(const char *cmd, const char *arg, void (*usage)(FILE *f)
 	return SECMAP_EXIT_USAGE;
 }
 
+/* The first line of a small kernel file into @buf; false if it cannot be read. */
+static bool read_line(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return true;
+}
+
+const char *module_refused_reason(void)
+{
+	static char reason[256];
+	char buf[128], *level, *end;
+
+	/* "none [integrity] confidentiality": securityfs, where mounted. */
+	if (read_line("/sys/kernel/security/lockdown", buf, sizeof(buf)) &&
+	    (level = strchr(buf, '[')) && (end = strchr(level, ']')) &&
+	    strncmp(level, "[none]", 6)) {
+		*end = '\0';
+		snprintf(reason, sizeof(reason), "the kernel is locked down (%s) and loads signed "
+			 "modules only: install secmap with DKMS, which signs it, and enroll its "
+			 "key (mokutil --import /var/lib/dkms/mok.pub)", level + 1);
+		return reason;
+	}
+	if (read_line("/sys/module/module/parameters/sig_enforce", buf, sizeof(buf)) &&
+	    buf[0] == 'Y')
+		return "the kernel loads signed modules only (module.sig_enforce): install secmap "
+		       "with DKMS, which signs it, and enroll its key (mokutil --import "
+		       "/var/lib/dkms/mok.pub)";
+	if (read_line("/proc/sys/kernel/modules_disabled", buf, sizeof(buf)) && buf[0] == '1')
+		return "module loading is off until reboot (kernel.modules_disabled=1)";
+	return NULL;
+}
+
 const char *client_strerror(int err)
 {
-	if (err == -ENOENT || err == ENOENT)
-		return "secmap kernel module not loaded (generic netlink family \"secmap\" not found)";
-	return secmap_strerror(err);
+	static char text[400];
+	const char *why;
+
+	if (err != -ENOENT && err != ENOENT)
+		return secmap_strerror(err);
+	why = module_refused_reason();
+	snprintf(text, sizeof(text), "secmap kernel module not loaded (generic netlink family "
+		 "\"secmap\" not found)%s%s", why ? ": " : "", why ? why : "");
+	return text;
 }
 
 int open_client(struct secmap_client **client)

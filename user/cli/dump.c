@@ -98,8 +98,11 @@ static int dump_snapshot(enum dump_source src, struct secmap_snapshot **snap)
 		return snapshot_sysfs(snap);
 	err = secmap_client_open(&client);
 	if (err == -ENOENT && src == DUMP_SOURCE_AUTO) {
-		fprintf(stderr, "Notice: secmap module not loaded; reading /proc/modules and "
-			"/sys/module (no regions, no events)\n");
+		const char *why = module_refused_reason();
+
+		fprintf(stderr, "Notice: secmap module not loaded%s%s%s; reading /proc/modules and "
+			"/sys/module (no regions, no events)\n", why ? " (" : "", why ? why : "",
+			why ? ")" : "");
 		return snapshot_sysfs(snap);
 	}
 	if (err) {

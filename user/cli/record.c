@@ -520,6 +520,7 @@ enum {
 static int record_start(struct recorder *r, int fd)
 {
 	struct secmap_snapshot *snap = NULL;
+	const char *why;
 	int err;
 
 	err = secmap_client_open(&r->client);
@@ -529,8 +530,10 @@ static int record_start(struct recorder *r, int fd)
 		return err ? err : connect_netlink(r, SECMAP_RESYNC_START);
 	}
 	/* No secmap.ko: what sysfs shows now, and nothing after. */
-	fprintf(stderr, "Warning: secmap module not loaded: recording the sysfs snapshot only "
-		"(no loads or unloads while recording)\n");
+	why = module_refused_reason();
+	fprintf(stderr, "Warning: secmap module not loaded%s%s%s: recording the sysfs snapshot "
+		"only (no loads or unloads while recording)\n", why ? " (" : "", why ? why : "",
+		why ? ")" : "");
 	err = secmap_writer_new(fd, SECMAP_FILE_F_SYSFS_ONLY, &r->w);
 	if (!err)
 		err = secmap_snapshot_from_sysfs(NULL, &snap);

@@ -42,6 +42,11 @@ int unexpected_argument(const char *cmd, const char *arg, void (*usage)(FILE *f)
  * there, -ENOENT means the secmap family is not registered.
  */
 const char *client_strerror(int err);
+/*
+ * Why the kernel would refuse secmap.ko, if it says: lockdown or
+ * module.sig_enforce (signed modules only), modules_disabled; else NULL.
+ */
+const char *module_refused_reason(void);
 /* Open a client; 0, or the exit code after reporting why it failed. */
 int open_client(struct secmap_client **client);
 /* Map a negative errno from libsecmap to one of the SECMAP_EXIT_* codes. */
