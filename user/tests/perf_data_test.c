@@ -1602,7 +1602,6 @@ static void put_kernel_sample_at(struct bytes *d, uint64_t ip, uint64_t time)
  */
 TEST(kernel_code_and_maps)
 {
-	static const uint8_t empty_recording[64] = "SECMAPv1\001\000\000\000\100";
 	static const struct {
 		uint64_t ip, time;
 		const char *dso, *module, *symbol;
@@ -1614,13 +1613,12 @@ TEST(kernel_code_and_maps)
 		{ 0xffffffff81000020ull, 1500, "[kernel.kallsyms]", "[kernel.kallsyms]", NULL, 0 },
 		{ 0xffffffffd0000000ull, 1500, "[unknown]", NULL, NULL, 0 },
 	};
-	char rec_path[] = "/tmp/perf_data_test.rec.XXXXXX", data_path[64];
-	struct resolver_args args = { .no_ko = true, .quiet = true };
-	struct bytes d = { 0 }, f;
+	struct walk_files files;
+	struct bytes d = { 0 };
 	struct sample_walk *w;
 	const struct secmap_sample *smp;
 	size_t i, n = 0;
-	int fd, ret;
+	int ret;
 
 	put_ksymbol(&d, 0xffffffffc0001000ull, 0x40, 0, "bpf_prog_aa_one", 1000);
 	put_ksymbol(&d, 0xffffffffc0001000ull, 0x40, PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER,
@@ -1631,16 +1629,7 @@ TEST(kernel_code_and_maps)
 	put_mmap2(&d, -1, 0xffffffff81000000ull, 0x3f000000, "[kernel.kallsyms]_text", 0);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		put_kernel_sample_at(&d, want[i].ip, want[i].time);
-	f = make_file(&simple_ev, 1, &d);
-	snprintf(data_path, sizeof(data_path), "%s", write_file(&f));
-	fd = mkstemp(rec_path);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(64, write(fd, empty_recording, 64));
-	close(fd);
-	args.input = data_path;
-	args.map = rec_path;
-
-	ASSERT_EQ(0, sample_walk_open(&args, false, &w));
+	ASSERT_EQ(0, open_walk(&d, 0, &files, &w));
 	while ((ret = sample_walk_next(w, &smp)) == 1) {
 		ASSERT_GT(sizeof(want) / sizeof(want[0]), n);
 		EXPECT_EQ(want[n].ip, smp->frame->ip);
@@ -1657,11 +1646,8 @@ TEST(kernel_code_and_maps)
 	}
 	EXPECT_EQ(0, ret);
 	EXPECT_EQ(sizeof(want) / sizeof(want[0]), n);
-	sample_walk_close(w);
-	unlink(data_path);
-	unlink(rec_path);
+	close_walk(&files, w);
 	free(d.p);
-	free(f.p);
 }
 
 /*
