@@ -35,6 +35,23 @@ kmod:
 setup:
 	bash scripts/setup.sh
 
+# make sign [SIGN_KO=kmod/secmap.ko] [SIGN_KEY=...] [SIGN_CERT=...] [KDIR=...]:
+# sign a built secmap.ko as DKMS does, with DKMS's machine owner key by
+# default and the kernel's sign-file and hash (for Secure Boot and
+# lockdown: Documentation/secmap.rst, "Lockdown and signed modules").
+SIGN_KO ?= kmod/secmap.ko
+SIGN_KEY ?= /var/lib/dkms/mok.key
+SIGN_CERT ?= /var/lib/dkms/mok.pub
+sign:
+	@test -f $(SIGN_KO) || { echo "sign: no $(SIGN_KO): build it first (make kmod)" >&2; exit 1; }
+	@test -r $(SIGN_KEY) && test -r $(SIGN_CERT) || { echo "sign: no key $(SIGN_KEY) and \
+		certificate $(SIGN_CERT): dkms makes them at its first build, or give SIGN_KEY and \
+		SIGN_CERT" >&2; exit 1; }
+	@test -x $(KDIR)/scripts/sign-file || { echo "sign: no $(KDIR)/scripts/sign-file: \
+		give KDIR, the kernel's build tree" >&2; exit 1; }
+	$(KDIR)/scripts/sign-file $$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' \
+		$(KDIR)/.config 2>/dev/null | grep . || echo sha512) $(SIGN_KEY) $(SIGN_CERT) $(SIGN_KO)
+
 kmod-matrix: setup
 	@for k in $(KERNELS); do bash scripts/kbuild.sh $$k $(BUILD)/kernels/$$k || exit 1; done
 
@@ -119,5 +136,5 @@ uninstall:
 	$(MAKE) -C user uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	rm -rf $(DKMS_SRC)
 
-.PHONY: all user kmod setup fuzz kmod-matrix guest guest-build guest-agent check demo bench clean print-version
+.PHONY: all user kmod sign setup fuzz kmod-matrix guest guest-build guest-agent check demo bench clean print-version
 .PHONY: install install-user install-dkms uninstall
