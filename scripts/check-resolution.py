@@ -308,18 +308,24 @@ for w in want:
 # perf record -g: the burner's frames in the callchains, below each sample's
 # own (the parameter callback, init and exit calling the burning
 # functions), per life, by secmap and by stock perf after secmap inject.
-chains = {"secmap": chain_score(secmap_samples), "perf 6.1 offline": chain_score(perf_chains)}
-for life in ["before", "during", "again"]:
-    figs = [f"{label} {100 * c[life][1] / c[life][0]:.1f}% of {c[life][0]}" if life in c else
-            f"{label} -" for label, c in chains.items()]
-    print(f"# {tag}: callchain frames in {MOD}, {life}: " + ", ".join(figs))
-for life in ["before", "during", "again"]:
-    n, ok, wrong = chains["secmap"].get(life, [0, 0, []])
-    check(f"callchains, {life:6}: >= 99% of {n} frames of {MOD} below the samples on the "
-          f"right function (at least 20)", n >= 20 and ok >= GOAL * n, "\n".join(wrong))
-    pn, pok, pwrong = chains["perf 6.1 offline"].get(life, [0, 0, []])
-    check(f"perf 6.1 offline, callchains, {life:6}: >= 99% of {pn} frames on the right function",
-          pn >= GOAL * n and pok >= GOAL * max(pn, 1), "\n".join(pwrong))
+# record_test.sh records them on every kernel but the debug one.
+if os.path.exists(os.path.join(outdir, "callchains")):
+    chains = {"secmap": chain_score(secmap_samples),
+              "perf 6.1 offline": chain_score(perf_chains)}
+    for life in ["before", "during", "again"]:
+        figs = [f"{label} {100 * c[life][1] / c[life][0]:.1f}% of {c[life][0]}" if life in c
+                else f"{label} -" for label, c in chains.items()]
+        print(f"# {tag}: callchain frames in {MOD}, {life}: " + ", ".join(figs))
+    for life in ["before", "during", "again"]:
+        n, ok, wrong = chains["secmap"].get(life, [0, 0, []])
+        check(f"callchains, {life:6}: >= 99% of {n} frames of {MOD} below the samples on the "
+              f"right function (at least 20)", n >= 20 and ok >= GOAL * n, "\n".join(wrong))
+        pn, pok, pwrong = chains["perf 6.1 offline"].get(life, [0, 0, []])
+        check(f"perf 6.1 offline, callchains, {life:6}: >= 99% of {pn} frames on the right "
+              f"function", pn >= GOAL * n and pok >= GOAL * max(pn, 1), "\n".join(pwrong))
+else:
+    print(f"ok - {tag}: resolution: callchains # SKIP not recorded on this kernel "
+          f"(record_test.sh: the debug kernel's unwinder under KASAN and TCG is too slow)")
 
 
 # The samples the parameter callback (burn=N) took before the module_load
