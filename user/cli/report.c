@@ -39,10 +39,44 @@ struct table {
 	struct libsecmap_hashmap by_key;
 	struct row *last;	/* the row found last: a run of samples hits one row */
 	uint64_t nr_added;	/* samples added: each frame's row counts a sample once */
+	/*
+	 * perf tells files apart by their short names (-v: whole paths): two
+	 * files named cc1 are one row. A file's key is the first file seen
+	 * with its short name (the map's items), the last one asked kept.
+	 */
+	bool verbose;
+	struct libsecmap_hashmap dso_by_name;
+	const char *last_dso, *last_dso_key;
 };
 
+static const char *dso_key(struct table *t, const char *dso)
+{
+	char buf[64], other_buf[64];
+	struct libsecmap_hashmap_slot *slot;
+	const char *name;
+	uint64_t h;
+
+	if (dso == t->last_dso)
+		return t->last_dso_key;
+	t->last_dso = t->last_dso_key = dso;
+	if (!dso || t->verbose)
+		return dso;
+	name = dso_short_name(dso, buf, sizeof(buf));
+	h = libsecmap_hashmap_hash(&t->dso_by_name, name, strlen(name));
+	for (slot = libsecmap_hashmap_probe(&t->dso_by_name, h); slot;
+	     slot = libsecmap_hashmap_next(&t->dso_by_name, h, slot)) {
+		const char *other = (const char *)slot->item;
+
+		if (!strcmp(dso_short_name(other, other_buf, sizeof(other_buf)), name))
+			return t->last_dso_key = other;
+	}
+	/* Out of memory: this file keeps a row of its own, no worse. */
+	libsecmap_hashmap_add(&t->dso_by_name, h, (uintptr_t)dso);
+	return dso;
+}
+
 /* The words of key @k for frame @f of sample @s. */
-static void key_words(enum sort_key k, const struct secmap_sample *s,
+static void key_words(struct table *t, enum sort_key k, const struct secmap_sample *s,
 		      const struct secmap_frame *f, uint64_t *w)
 {
 	/* Names are interned by the library: one pointer, one name. */
@@ -60,7 +94,7 @@ static void key_words(enum sort_key k, const struct secmap_sample *s,
 		w[0] = s->has_cpu ? s->cpu : UINT64_MAX;
 		break;
 	case KEY_DSO:
-		w[0] = (uintptr_t)f->dso;
+		w[0] = (uintptr_t)dso_key(t, f->dso);
 		break;
 	case KEY_MODULE:
 		w[0] = (uintptr_t)f->module;
@@ -104,7 +138,7 @@ static struct row *table_find(struct table *t, const struct sort_keys *keys,
 
 	key[0] = s->event;
 	for (i = 0; i < keys->nr; i++)
-		key_words(keys->key[i], s, f, &key[1 + 2 * i]);
+		key_words(t, keys->key[i], s, f, &key[1 + 2 * i]);
 	if (r && r->event == s->event && same_key(r->key, key + 1, t->key_words))
 		return r;
 	h = libsecmap_hashmap_hash(&t->by_key, key, bytes);
@@ -636,7 +670,9 @@ int do_report(int argc, char **argv)
 	int ret, err;
 
 	libsecmap_hashmap_init(&t.by_key);
+	libsecmap_hashmap_init(&t.dso_by_name);
 	ret = report_args(argc, argv, &o, &args);
+	t.verbose = o.verbose;
 	if (ret >= 0)
 		goto out;
 	t.key_words = 2 * o.keys.nr;
@@ -703,6 +739,7 @@ out:
 	sample_walk_close(w);
 	free(t.rows);
 	libsecmap_hashmap_free(&t.by_key);
+	libsecmap_hashmap_free(&t.dso_by_name);
 	free(tot.samples);
 	free(tot.period);
 	free(tot.base);
