@@ -125,15 +125,19 @@ static uint32_t child(struct report_graph *g, uint32_t parent, uint32_t row, con
 }
 
 /*
- * What perf tells frames apart by: the file and the function, or the file
- * and the address, which perf prints as it is (not as its file offset,
- * as in a row of an unknown function).
+ * What perf tells frames apart by: the file and where the function starts
+ * in it (two C++ functions may have one demangled name), or the file and
+ * the address, which perf prints as it is (not as its file offset, as in
+ * a row of an unknown function).
  */
 static void frame_key(const struct secmap_frame *f, uint64_t key[3])
 {
 	key[0] = (uintptr_t)f->dso;
 	key[1] = (uintptr_t)f->symbol;
-	key[2] = f->symbol ? 0 : f->ip;
+	if (!f->symbol)
+		key[2] = f->ip;
+	else
+		key[2] = (f->user ? f->file_offset : f->ip) - f->symbol_offset;
 }
 
 /*
