@@ -325,7 +325,7 @@ if os.path.exists(os.path.join(outdir, "callchains")):
               f"function", pn >= GOAL * n and pok >= GOAL * max(pn, 1), "\n".join(pwrong))
 else:
     print(f"ok - {tag}: resolution: callchains # SKIP not recorded on this kernel "
-          f"(record_test.sh: the debug kernel's unwinder under KASAN and TCG is too slow)")
+          f"(record_test.sh: the debug kernel's VM has no time to spare)")
 
 
 # The samples the parameter callback (burn=N) took before the module_load

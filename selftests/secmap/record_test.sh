@@ -58,9 +58,10 @@ rmmod secmap_test_late
 WL
 
 insmod $mods/secmap_test_burn.ko burn_ms=0 burn_exit_ms=200
-# With callchains (-g), but on the debug kernel: unwinding every sample
-# under KASAN and TCG took its VM to 1676 s of its 1800 (the other
-# kernels check the module's frames in the chains; scripts/check-resolution.py).
+# With callchains (-g), but on the debug kernel: there -g cost this test
+# 35 s more (430 s against 395), and that VM, beside the host lanes, runs
+# in 1500-1680 s of its 1800 (the other kernels check the module's
+# frames in the chains; scripts/check-resolution.py).
 case $(uname -r) in
 *-debug) callgraph= ;;
 *) callgraph=-g; : >"$out/callchains" ;;
