@@ -703,6 +703,39 @@ TEST_F(res, kept_load_init_freed_in_gap)
 	ASSERT_FALSE(r.map_flags & SECMAP_RESOLVED_F_IN_GAP);
 }
 
+/*
+ * A load seen only once its init was done (the uevent backend): its init
+ * section, flagged freed, maps nothing, though its .text does; the next
+ * module's init, loaded where the first's was, is not named after it.
+ */
+TEST_F(res, load_seen_after_init_freed)
+{
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search);
+	SECMAP_OPTS(secmap_resolution, r);
+	SECMAP_OPTS(secmap_record, rec);
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	rec = resync_rec(SECMAP_RESYNC_START, 0, 50, 0);
+	rec.source = SECMAP_SOURCE_SYSFS;
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("fix", ".text", TEXT, SIZE, 100, SECMAP_MAP_F_EXEC, 7, self->id, self->id_len);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = map_rec("fix", ".init.text", INIT, SIZE, 100, SECMAP_MAP_F_EXEC | SECMAP_MAP_F_INIT |
+		      SECMAP_MAP_F_FREED, 7, self->id, self->id_len);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec = unmap_rec("fix", 300, false, 9);
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+
+	ASSERT_EQ(0, secmap_resolve(self->res, TEXT + 1, 200, &r));
+	ASSERT_STREQ(".text", r.section);
+	/* Before the load was seen, at any time in its life, after: nothing at INIT. */
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, INIT + 1, 90, &r));
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, INIT + 1, 200, &r));
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, INIT + 1, 400, &r));
+	ASSERT_EQ(-ENOENT, secmap_resolve(self->res, TEXT + 1, 90, &r));
+}
+
 TEST_F(res, inside_module_outside_sections)
 {
 	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search);

@@ -380,6 +380,9 @@ static int add_event_map(struct secmap_resolver *res, const struct secmap_record
 		if (err)
 			return err;
 	}
+	/* Init freed before the load was seen (a uevent's): the range may be another's now. */
+	if (rec->flags & SECMAP_MAP_F_FREED)
+		return 0;
 	return add_map(res, life, rec, at);
 }
 
