@@ -34,7 +34,7 @@
 
 #define SECMAP_FILE_MAGIC	"SECMAPv1"	/* 8 bytes, no NUL */
 #define SECMAP_FILE_MAJOR	1
-#define SECMAP_FILE_MINOR	0
+#define SECMAP_FILE_MINOR	1
 
 /*
  * The perf.data feature bit earlier versions of `secmap inject` stored the
@@ -117,6 +117,13 @@ struct secmap_perf_undo_edit {
 enum secmap_file_flags {
 	/* secmap.ko was not loaded: module maps come from sysfs, no events */
 	SECMAP_FILE_F_SYSFS_ONLY = 1 << 0,
+	/*
+	 * secmap.ko was not loaded: module maps come from sysfs, read when the
+	 * kernel's uevents said a module came (once its init had finished);
+	 * init sections are flagged FREED, loads known from the end of init
+	 * (minor 1; a reader of minor 0 reads the file, without knowing that)
+	 */
+	SECMAP_FILE_F_UEVENT = 1 << 1,
 };
 
 struct secmap_file_header {
@@ -200,7 +207,8 @@ enum secmap_resync_reason {
 
 enum secmap_resync_source {
 	SECMAP_SOURCE_NETLINK = 1,	/* secmap.ko */
-	SECMAP_SOURCE_SYSFS,		/* /proc/modules and /sys/module: sections only */
+	/* /proc/modules and /sys/module: sections only (SECMAP_FILE_F_UEVENT: events follow) */
+	SECMAP_SOURCE_SYSFS,
 };
 
 struct secmap_rec_resync {

@@ -27,61 +27,9 @@
 #include <unistd.h>
 
 #include "json_out.h"
+#include "record.h"
 #include "record_command.h"
 #include "secmap_cli.h"
-
-struct recorder {
-	const char *path;
-	const char *inject;		/* --inject's perf.data, or NULL */
-	const char **paths;		/* --ko-path, NULL-terminated */
-	size_t nr_paths;
-	struct secmap_writer *w;
-	struct secmap_client *client;	/* NULL without secmap.ko, or during a gap */
-	struct secmap_family_watch *watch;
-	struct secmap_ko_search search;
-	struct secmap_ko_tables *kos;	/* per build, what its .ko says of its sections */
-	struct secmap_recorder *rec;	/* snapshots and events into records */
-	bool no_ko;
-	bool no_kallsyms;
-	bool quiet;
-	bool in_gap;
-	uint64_t replayed;		/* lost events the journal gave back, earlier clients' */
-	uint64_t flushed_ns;		/* CLOCK_MONOTONIC of the last flush */
-	bool resync_pending;		/* a loss the library could not resync yet */
-	struct secmap_kernel_info kernel;	/* the KERNEL record's identity */
-	bool have_kernel;
-	const char *kallsyms_from;	/* where the KALLSYMS text came from, or NULL */
-};
-
-static void record_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: %s record [-o FILE] [--inject[=PERF_DATA]] [OPTIONS] [-- COMMAND [ARGS...]]\n"
-		"\n"
-		"Record where each section of each kernel module is mapped, and when:\n"
-		"a snapshot of every loaded module, then every load, init completion and\n"
-		"unload, while COMMAND runs (typically `perf record ...`), or until\n"
-		"SIGINT/SIGTERM without COMMAND. The exit status is COMMAND's; SIGINT and\n"
-		"SIGTERM are passed on to it. Lost events become resync records; if\n"
-		"secmap.ko is unloaded and loaded again, recording resumes and the gap is\n"
-		"recorded. Without secmap.ko, only the sysfs snapshot is recorded.\n"
-		"Needs CAP_SYSLOG.\n"
-		"\n"
-		"Options:\n"
-		"  -o, --output FILE        write the recording to FILE (default secmap.data;\n"
-		"                           an existing FILE is kept as FILE.old)\n"
-		"      --inject[=PERF_DATA] when COMMAND has exited, rewrite PERF_DATA (default:\n"
-		"                           the -o of COMMAND's perf record, else perf.data)\n"
-		"                           for stock perf and embed the recording, as\n"
-		"                           `secmap inject`\n"
-		"      --no-kallsyms        leave out the core kernel's symbol table\n"
-		"      --ko-path PATH       look for .ko files in PATH first (repeatable)\n"
-		"      --no-ko              do not read .ko files (no section sizes, offsets)\n"
-		"  -q, --quiet              no summary on stderr\n"
-		"  -j, --json               summary as JSON on stdout\n"
-		"  -h, --help               show this help\n",
-		bin_name);
-}
 
 static void now_mono(uint64_t *ns)
 {
@@ -290,6 +238,34 @@ static int drain_events(struct recorder *r)
 	}
 }
 
+/*
+ * The uevent backend's events: read as they come, their times taken then.
+ * A module whose sections cannot be read is said and skipped.
+ */
+static int drain_uevents(struct recorder *r)
+{
+	struct secmap_event *ev;
+	int ret;
+
+	while (r->uevents) {
+		ret = secmap_uevent_watch_next(r->uevents, &ev);
+		if (ret == -EAGAIN)
+			return 0;
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret) {
+			fprintf(stderr, "Warning: a module load not recorded: %s\n",
+				secmap_strerror(ret));
+			continue;
+		}
+		ret = record_event(r, ev);
+		secmap_event_free(ev);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* secmap.ko went away: what follows is a gap until it comes back. */
 static void start_gap(struct recorder *r)
 {
@@ -382,18 +358,24 @@ static int flush_due(struct recorder *r)
 static int record_loop(struct recorder *r, int sfd, struct record_run *run)
 {
 	uint64_t quiet_until = 0, now, events;
-	struct pollfd pfd[3];
-	int n, ret, watch_at, client_at, timeout;
+	struct pollfd pfd[4];
+	int n, ret, watch_at, client_at, uevent_at, timeout;
 
 	while (!run->stop && !(run->child > 0 && run->child_done)) {
 		n = 0;
-		watch_at = client_at = -1;
+		watch_at = client_at = uevent_at = -1;
 		/* A tick every half second: flush, and retry a reconnection. */
 		timeout = 500;
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		if (r->watch) {
 			watch_at = n;
 			pfd[n++] = (struct pollfd){ .fd = secmap_family_watch_fd(r->watch),
+						    .events = POLLIN };
+		}
+		/* Not coalesced: a uevent's time is when it is read. */
+		if (r->uevents) {
+			uevent_at = n;
+			pfd[n++] = (struct pollfd){ .fd = secmap_uevent_watch_fd(r->uevents),
 						    .events = POLLIN };
 		}
 		now_mono(&now);
@@ -414,6 +396,8 @@ static int record_loop(struct recorder *r, int sfd, struct record_run *run)
 			ret = handle_signals(sfd, run);
 		if (!ret && watch_at >= 0 && pfd[watch_at].revents)
 			ret = watch_family(r);
+		if (!ret && uevent_at >= 0 && pfd[uevent_at].revents)
+			ret = drain_uevents(r);
 		/* POLLERR too: an overrun receive buffer is how losses show. */
 		events = events_seen(r);
 		if (!ret && ((client_at >= 0 && pfd[client_at].revents) || r->resync_pending))
@@ -432,7 +416,8 @@ static int record_loop(struct recorder *r, int sfd, struct record_run *run)
 		}
 	}
 	/* What happened up to COMMAND's end belongs in the recording. */
-	return drain_events(r);
+	ret = drain_uevents(r);
+	return ret ? ret : drain_events(r);
 }
 
 static int finish(struct recorder *r)
@@ -490,6 +475,10 @@ static void summary(const struct recorder *r, uint64_t bytes)
 			json_out_u64(o, "lost", st.lost);
 			json_out_u64(o, "replayed", replayed);
 			json_out_u64(o, "resyncs", st.resyncs);
+			json_out_str(o, "source", r->uevents ? "uevent" : r->client || r->in_gap ?
+				     "netlink" : "sysfs");
+			if (r->uevents)
+				json_out_u64(o, "missed", secmap_uevent_watch_missed(r->uevents));
 			if (r->kallsyms_from)
 				json_out_str(o, "kallsyms", r->kallsyms_from);
 			else
@@ -509,31 +498,72 @@ static void summary(const struct recorder *r, uint64_t bytes)
 		st.resyncs, bytes, r->path);
 }
 
-enum {
-	OPT_INJECT = 256,
-	OPT_NO_KALLSYMS,
-	OPT_KO_PATH,
-	OPT_NO_KO,
-};
+/*
+ * The uevent backend: subscribed first, then sysfs, so that no load falls
+ * between the two. -ENOENT (and nothing written): no module support;
+ * another -errno from the socket: the caller records the snapshot alone.
+ */
+static int start_uevents(struct recorder *r, int fd)
+{
+	struct secmap_snapshot *snap = NULL;
+	int err;
 
-/* The writer, and the first snapshot: from secmap.ko, else from sysfs. */
+	err = secmap_uevent_watch_open(NULL, &r->uevents);
+	if (err)
+		return err == -ENOENT ? -EAFNOSUPPORT : err;
+	err = secmap_uevent_watch_snapshot(r->uevents, &snap);
+	if (err) {
+		secmap_uevent_watch_close(r->uevents);
+		r->uevents = NULL;
+		return err;
+	}
+	/* The family watch would bring secmap.ko's events in beside these. */
+	secmap_family_watch_close(r->watch);
+	r->watch = NULL;
+	if (!secmap_uevent_watch_exact_times(r->uevents))
+		fprintf(stderr, "Warning: cannot read perf's clock (no perf events here): module "
+			"load and unload times are CLOCK_MONOTONIC's, perf's samples' are not\n");
+	err = secmap_writer_new(fd, SECMAP_FILE_F_UEVENT, &r->w);
+	if (!err)
+		err = write_kernel(r, secmap_snapshot_time_local_ns(snap),
+				   secmap_snapshot_time_mono_ns(snap));
+	if (!err)
+		err = secmap_recorder_snapshot(r->rec, snap, SECMAP_RESYNC_START,
+					       SECMAP_SOURCE_SYSFS, 0);
+	secmap_snapshot_free(snap);
+	return err;
+}
+
+/*
+ * The writer, and the first snapshot: from secmap.ko, else (or with
+ * --source uevent) from sysfs and the kernel's uevents after it, else
+ * from sysfs alone.
+ */
 static int record_start(struct recorder *r, int fd)
 {
 	struct secmap_snapshot *snap = NULL;
 	const char *why;
 	int err;
 
-	err = secmap_client_open(&r->client);
-	if (err != -ENOENT) {
-		if (!err)
-			err = secmap_writer_new(fd, 0, &r->w);
-		return err ? err : connect_netlink(r, SECMAP_RESYNC_START);
+	if (r->backend != RECORD_BACKEND_UEVENT) {
+		err = secmap_client_open(&r->client);
+		if (err != -ENOENT || r->backend == RECORD_BACKEND_NETLINK) {
+			if (!err)
+				err = secmap_writer_new(fd, 0, &r->w);
+			return err ? err : connect_netlink(r, SECMAP_RESYNC_START);
+		}
+		why = module_refused_reason();
+		fprintf(stderr, "Warning: secmap module not loaded%s%s%s: module loads come from "
+			"uevents, known once their init has finished (init sections unknown)\n",
+			why ? " (" : "", why ? why : "", why ? ")" : "");
 	}
-	/* No secmap.ko: what sysfs shows now, and nothing after. */
-	why = module_refused_reason();
-	fprintf(stderr, "Warning: secmap module not loaded%s%s%s: recording the sysfs snapshot "
-		"only (no loads or unloads while recording)\n", why ? " (" : "", why ? why : "",
-		why ? ")" : "");
+	err = start_uevents(r, fd);
+	if (err != -ENOENT && err != -EAFNOSUPPORT && err != -EPERM && err != -EACCES)
+		return err;
+	if (err == -EAFNOSUPPORT || err == -EPERM || err == -EACCES)
+		fprintf(stderr, "Warning: cannot listen to uevents (%s): recording the sysfs "
+			"snapshot only (no loads or unloads while recording)\n", strerror(-err));
+	/* What sysfs shows now, and nothing after. */
 	err = secmap_writer_new(fd, SECMAP_FILE_F_SYSFS_ONLY, &r->w);
 	if (!err)
 		err = secmap_snapshot_from_sysfs(NULL, &snap);
@@ -569,83 +599,8 @@ static void record_cleanup(struct recorder *r)
 	secmap_kernel_info_release(&r->kernel);
 	secmap_ko_tables_free(r->kos);
 	secmap_family_watch_close(r->watch);
+	secmap_uevent_watch_close(r->uevents);
 	secmap_client_close(r->client);
-}
-
-/* The command line into @r: -1 to go on, else the exit code. */
-static int record_options(int argc, char **argv, struct recorder *r)
-{
-	static const struct option opts[] = {
-		OUTPUT_LONG_OPTIONS,
-		{ "output",	 required_argument, NULL, 'o' },
-		{ "quiet",	 no_argument,	    NULL, 'q' },
-		{ "inject",	 optional_argument, NULL, OPT_INJECT },
-		{ "no-kallsyms", no_argument,	    NULL, OPT_NO_KALLSYMS },
-		{ "ko-path",	 required_argument, NULL, OPT_KO_PATH },
-		{ "no-ko",	 no_argument,	    NULL, OPT_NO_KO },
-		{ 0 }
-	};
-	int opt, err;
-
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+o:q" OUTPUT_SHORT_OPTIONS, opts, NULL)) != -1) {
-		if (handle_output_option(opt))
-			continue;
-		switch (opt) {
-		case 'h':
-			record_usage(stdout);
-			return SECMAP_EXIT_OK;
-		case 'o':
-			r->path = optarg;
-			break;
-		case 'q':
-			r->quiet = true;
-			break;
-		case OPT_INJECT:
-			r->inject = optarg ? optarg : "";
-			break;
-		case OPT_NO_KALLSYMS:
-			r->no_kallsyms = true;
-			break;
-		case OPT_KO_PATH:
-			if (path_list_add(&r->paths, &r->nr_paths, optarg)) {
-				p_err("out of memory");
-				return SECMAP_EXIT_FAILURE;
-			}
-			break;
-		case OPT_NO_KO:
-			r->no_ko = true;
-			break;
-		default:
-			if (optopt != 'o' && optopt != OPT_KO_PATH)
-				return usage_error("record", argv, record_usage);
-			p_err("record: option '%s' needs a value", argv[optind - 1]);
-			if (!json_output)
-				record_usage(stderr);
-			return SECMAP_EXIT_USAGE;
-		}
-	}
-	if (!*r->path) {
-		p_err("record: empty output file name");
-		return SECMAP_EXIT_USAGE;
-	}
-	if (r->inject && optind == argc) {
-		p_err("record: --inject needs a COMMAND that writes the perf.data");
-		return SECMAP_EXIT_USAGE;
-	}
-	/* Without a name, the file the command's perf record writes. */
-	if (r->inject && !*r->inject) {
-		err = perf_record_output(argv + optind, &r->inject);
-		if (err == -EPIPE) {
-			p_err("record: --inject: the command's perf record writes to a pipe, not a "
-			      "file: record to a file (-o FILE), or name one with --inject=FILE");
-			return SECMAP_EXIT_USAGE;
-		}
-		if (err)
-			r->inject = "perf.data";
-	}
-	return -1;
 }
 
 /*

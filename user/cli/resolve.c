@@ -159,11 +159,21 @@ static int load_recording(struct secmap_resolver *res, const char *path, bool qu
 	struct secmap_reader *reader;
 	SECMAP_OPTS(secmap_record, rec);
 	bool have_kernel = false, have_kallsyms = false;
+	uint64_t flags;
 	int err;
 
 	err = secmap_reader_open(path, &reader);
 	if (err)
 		return err;
+	/* What a recording without secmap.ko cannot know, said before its answers. */
+	flags = secmap_reader_file_flags(reader);
+	if (!quiet && (flags & SECMAP_FILE_F_UEVENT))
+		fprintf(stderr, "Note: %s was recorded without the secmap module, from uevents: a "
+			"module loaded while recording is known from the end of its init on (its "
+			"init code and what ran before are [unknown])\n", text_safe(path));
+	else if (!quiet && (flags & SECMAP_FILE_F_SYSFS_ONLY))
+		fprintf(stderr, "Note: %s was recorded without the secmap module, from sysfs when "
+			"recording began: modules loaded later are [unknown]\n", text_safe(path));
 	while ((err = secmap_reader_next(reader, &rec)) == 1) {
 		if (rec.type == SECMAP_REC_KERNEL && rec.build_id_len <= sizeof(kernel_id)) {
 			have_kernel = true;

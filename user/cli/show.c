@@ -65,6 +65,17 @@ static const char *reason_name(uint32_t reason)
 	}
 }
 
+/*
+ * Where a snapshot came from, as record's --source names it: a sysfs one
+ * of a file recorded from uevents is "uevent", "sysfs" is sysfs alone.
+ */
+static const char *source_name(uint32_t source, uint64_t file_flags)
+{
+	if (source != SECMAP_SOURCE_SYSFS)
+		return "netlink";
+	return file_flags & SECMAP_FILE_F_UEVENT ? "uevent" : "sysfs";
+}
+
 static void map_flags_str(uint32_t flags, char *buf, size_t size)
 {
 	static const struct { uint32_t bit; const char *name; } names[] = {
@@ -86,7 +97,8 @@ static void map_flags_str(uint32_t flags, char *buf, size_t size)
 		snprintf(buf, size, "-");
 }
 
-static void show_json(struct json_out *o, const struct secmap_record *rec, const char *bid)
+static void show_json(struct json_out *o, const struct secmap_record *rec, const char *bid,
+		      uint64_t file_flags)
 {
 	char flags[96];
 
@@ -110,7 +122,7 @@ static void show_json(struct json_out *o, const struct secmap_record *rec, const
 		break;
 	case SECMAP_REC_RESYNC:
 		json_out_str(o, "reason", reason_name(rec->reason));
-		json_out_str(o, "source", rec->source == SECMAP_SOURCE_SYSFS ? "sysfs" : "netlink");
+		json_out_str(o, "source", source_name(rec->source, file_flags));
 		json_out_u64(o, "lost", rec->lost);
 		json_out_u64(o, "gap_local_ns", rec->gap_local_ns);
 		json_out_u64(o, "gap_mono_ns", rec->gap_mono_ns);
@@ -142,7 +154,8 @@ static void show_json(struct json_out *o, const struct secmap_record *rec, const
 	json_out_object_end(o);
 }
 
-static void show_text(FILE *f, const struct secmap_record *rec, const char *bid)
+static void show_text(FILE *f, const struct secmap_record *rec, const char *bid,
+		      uint64_t file_flags)
 {
 	char flags[96];
 
@@ -163,7 +176,7 @@ static void show_text(FILE *f, const struct secmap_record *rec, const char *bid)
 	case SECMAP_REC_RESYNC:
 		fprintf(f, " %s from %s: %u modules, %u maps follow; lost %" PRIu64
 			"; gap from %" PRIu64 " %" PRIu64 "\n", reason_name(rec->reason),
-			rec->source == SECMAP_SOURCE_SYSFS ? "sysfs" : "netlink", rec->nr_modules,
+			source_name(rec->source, file_flags), rec->nr_modules,
 			rec->nr_maps, rec->lost, rec->gap_local_ns, rec->gap_mono_ns);
 		break;
 	case SECMAP_REC_SEC_MAP:
@@ -291,10 +304,10 @@ int do_show(int argc, char **argv)
 		if (json_output) {
 			o = json_out_stream(stdout, false);
 			if (o)
-				show_json(o, &rec, bid);
+				show_json(o, &rec, bid, secmap_reader_file_flags(r));
 			werr = json_out_finish(o);
 		} else {
-			show_text(stdout, &rec, bid);
+			show_text(stdout, &rec, bid, secmap_reader_file_flags(r));
 		}
 		free(bid);
 		if (werr)

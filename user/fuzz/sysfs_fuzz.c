@@ -5,6 +5,8 @@
  * 0xff bytes into /proc/modules, the sections ("NAME VALUE" lines, one file
  * each), the notes file and the taint file; every module /proc/modules
  * names (up to three, names usable as file names) gets those files.
+ * The whole input is also a uevent datagram, taken as the uevent watch
+ * takes one the kernel sent, over the same tree: its module's add reads it.
  *
  *   make -C user fuzz [FUZZ_SECONDS=N]
  */
@@ -18,9 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "secmap.h"
 
 static char root[64];
+static struct secmap_uevent_watch *uevents;	/* one for the run: a socket, a perf event */
 static volatile size_t sink;
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -141,6 +145,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				sum += strlen(secmap_section_name(secmap_module_section(mod, j)));
 		}
 		secmap_snapshot_free(snap);
+	}
+	if (uevents || !secmap_uevent_watch_open(root, &uevents)) {
+		struct secmap_event *ev = NULL;
+
+		if (!libsecmap_uevent_watch_take(uevents, (const char *)data, size, &ev)) {
+			const struct secmap_module *mod = secmap_event_module(ev);
+
+			sum += strlen(secmap_module_name(mod)) + secmap_module_section_count(mod);
+			secmap_event_free(ev);
+		}
 	}
 	sink = sum;
 	snprintf(path, sizeof(path), "%s/proc", root);

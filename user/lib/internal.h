@@ -80,6 +80,7 @@ struct secmap_event {
 	uint64_t time_local_ns;
 	uint64_t time_mono_ns;
 	uint64_t lost;
+	uint32_t source;	/* a resync's enum secmap_resync_source; 0: netlink */
 	struct secmap_module module;
 	struct libsecmap_pool pool;	/* the module's strings */
 	struct secmap_snapshot *snapshot;	/* SECMAP_EVENT_RESYNC only */
@@ -444,6 +445,45 @@ struct secmap_snapshot *libsecmap_snapshot_new(void);
  * be in @snap's pool.
  */
 int libsecmap_snapshot_add_module(struct secmap_snapshot *snap, struct secmap_module *mod);
+/*
+ * Module @name from ROOT/sys/module/@name (@root NULL: the live system),
+ * as secmap_snapshot_from_sysfs() reads each: into @mod, strings in
+ * @pool; -ENOENT when it is gone or going. Release @mod after.
+ */
+int libsecmap_sysfs_read_module(const char *root, const char *name, struct secmap_module *mod,
+				struct libsecmap_pool *pool);
+/*
+ * perf's clock (local_clock(), a perf.data's time stamps) from user space
+ * (kernel/perf_clock.c): open, then now() for a pair of stamps, perf's
+ * and CLOCK_MONOTONIC's, taken together. now() always sets *@mono_ns; an
+ * error (-ENODEV: not open, -ENODATA: no record came) leaves *@local_ns 0.
+ */
+struct libsecmap_perf_clock {
+	int fd;
+	void *ring;
+	size_t ring_len, page;
+};
+int libsecmap_perf_clock_open(struct libsecmap_perf_clock *c);
+int libsecmap_perf_clock_now(struct libsecmap_perf_clock *c, uint64_t *local_ns,
+			     uint64_t *mono_ns);
+void libsecmap_perf_clock_close(struct libsecmap_perf_clock *c);
+/* MODULE_NAME_LEN, the NUL included: the longest name a uevent gives. */
+#define LIBSECMAP_UEVENT_NAME_MAX 56
+/*
+ * One uevent datagram of @len bytes (kernel/uevent_watch.c): 1 for a
+ * module's add or remove (*@add; its name, a valid path component, in
+ * @name), 0 for another uevent, -EPROTO for a malformed one.
+ */
+int libsecmap_uevent_parse(const char *buf, size_t len, bool *add,
+			   char name[LIBSECMAP_UEVENT_NAME_MAX]);
+/*
+ * What secmap_uevent_watch_next() does with a datagram the kernel sent:
+ * 0 and *@event, -EAGAIN when it makes no event (another uevent, a
+ * malformed one, a module already gone), or -errno.
+ */
+struct secmap_uevent_watch;
+int libsecmap_uevent_watch_take(struct secmap_uevent_watch *w, const char *buf, size_t len,
+				struct secmap_event **event);
 /* Frees @mod's arrays; its strings stay with the pool they came from. */
 void libsecmap_module_release(struct secmap_module *mod);
 /* Room for at least that many sections and regions, so that adding them needs no realloc(). */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for secmap_snapshot_from_sysfs(): a fake /proc/modules and
- * /sys/module tree in a temporary directory, read through @root.
+ * Unit tests for secmap_snapshot_from_sysfs() and the uevent watch that
+ * reads sysfs on each module uevent: a fake /proc/modules and /sys/module
+ * tree in a temporary directory, read through @root.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/netlink.h>
 
 #include "kselftest_harness.h"
 
@@ -429,6 +433,181 @@ TEST_F(sysfs, unreadable_sections_eacces)
 TEST(sysfs_null_args)
 {
 	EXPECT_EQ(-EINVAL, secmap_snapshot_from_sysfs(NULL, NULL));
+}
+
+/* A uevent as the kernel formats one: "ACTION@DEVPATH", then KEY=VALUE, NUL after each. */
+static size_t uevent(char *buf, const char *action, const char *devpath, const char *subsystem)
+{
+	return (size_t)sprintf(buf, "%s@%s%cACTION=%s%cDEVPATH=%s%cSUBSYSTEM=%s%cSEQNUM=77%c",
+			       action, devpath, 0, action, 0, devpath, 0, subsystem, 0, 0);
+}
+
+TEST(uevent_parse_module_add_remove)
+{
+	char buf[512], name[LIBSECMAP_UEVENT_NAME_MAX];
+	bool add = false;
+	size_t len;
+
+	len = uevent(buf, "add", "/module/dummy", "module");
+	ASSERT_EQ(1, libsecmap_uevent_parse(buf, len, &add, name));
+	EXPECT_TRUE(add);
+	EXPECT_STREQ("dummy", name);
+	len = uevent(buf, "remove", "/module/snd_hda", "module");
+	ASSERT_EQ(1, libsecmap_uevent_parse(buf, len, &add, name));
+	EXPECT_FALSE(add);
+	EXPECT_STREQ("snd_hda", name);
+}
+
+TEST(uevent_parse_others_and_malformed)
+{
+	char buf[512], name[LIBSECMAP_UEVENT_NAME_MAX], longname[80];
+	bool add;
+	size_t len;
+
+	/* Other devices, other actions: no event, not an error. */
+	len = uevent(buf, "add", "/devices/virtual/net/lo", "net");
+	EXPECT_EQ(0, libsecmap_uevent_parse(buf, len, &add, name));
+	len = uevent(buf, "change", "/module/dummy", "module");
+	EXPECT_EQ(0, libsecmap_uevent_parse(buf, len, &add, name));
+	/* Cut short (no final NUL), empty, missing keys, no '@'. */
+	len = uevent(buf, "add", "/module/dummy", "module");
+	EXPECT_EQ(-EPROTO, libsecmap_uevent_parse(buf, len - 1, &add, name));
+	EXPECT_EQ(-EPROTO, libsecmap_uevent_parse(buf, 0, &add, name));
+	EXPECT_EQ(-EPROTO, libsecmap_uevent_parse("add@/module/x\0ACTION=add\0", 25, &add, name));
+	EXPECT_EQ(-EPROTO, libsecmap_uevent_parse("libudev\0", 8, &add, name));
+	/* A name that is not one path component, or too long for a module's. */
+	len = uevent(buf, "add", "/module/..", "module");
+	EXPECT_EQ(-EPROTO, libsecmap_uevent_parse(buf, len, &add, name));
+	len = uevent(buf, "add", "/module/a/../../etc", "module");
+	EXPECT_EQ(-EPROTO, libsecmap_uevent_parse(buf, len, &add, name));
+	len = uevent(buf, "add", "/module/", "module");
+	EXPECT_EQ(-EPROTO, libsecmap_uevent_parse(buf, len, &add, name));
+	len = uevent(buf, "add", "/devices/dummy", "module");
+	EXPECT_EQ(-EPROTO, libsecmap_uevent_parse(buf, len, &add, name));
+	memset(longname, 'a', sizeof(longname));
+	memcpy(longname, "/module/", 8);
+	longname[8 + LIBSECMAP_UEVENT_NAME_MAX] = '\0';	/* 56 characters */
+	len = uevent(buf, "add", longname, "module");
+	EXPECT_EQ(-EPROTO, libsecmap_uevent_parse(buf, len, &add, name));
+	longname[8 + LIBSECMAP_UEVENT_NAME_MAX - 1] = '\0';	/* 55: the longest */
+	len = uevent(buf, "add", longname, "module");
+	EXPECT_EQ(1, libsecmap_uevent_parse(buf, len, &add, name));
+}
+
+/* Where a uevent of a live module is taken, its init sections are gone already. */
+TEST_F(sysfs, uevent_snapshot_and_events)
+{
+	const struct secmap_module *m;
+	const struct secmap_section *s;
+	struct secmap_uevent_watch *w;
+	struct secmap_event *ev = NULL;
+	const uint8_t *id;
+	char buf[512];
+	size_t len;
+
+	/* The full symbol table lives in the init part too (layout_symtab()). */
+	ASSERT_EQ(0, puts_(self->root, "sys/module/dummy/sections/.symtab", "0xffffffffc0568100\n"));
+	ASSERT_EQ(0, secmap_uevent_watch_open(self->root, &w));
+	ASSERT_EQ(0, secmap_uevent_watch_snapshot(w, &self->snap));
+	EXPECT_NE(0U, secmap_snapshot_time_mono_ns(self->snap));
+	EXPECT_NE(0U, secmap_snapshot_time_local_ns(self->snap));
+	m = secmap_snapshot_find(self->snap, "dummy");
+	ASSERT_NE(NULL, m);
+	s = secmap_module_find_section(m, ".init.text");
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED, secmap_section_flags(s));
+	EXPECT_EQ(0U, secmap_section_flags(secmap_module_find_section(m, ".text")));
+	EXPECT_EQ(0U, secmap_section_flags(secmap_module_find_section(m, "__ksymtab")));
+	EXPECT_EQ(SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED,
+		  secmap_section_flags(secmap_module_find_section(m, ".symtab")));
+	/* Still in its init (Loading): its init sections are there. */
+	m = secmap_snapshot_find(self->snap, "coming");
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(0U, secmap_section_flags(secmap_module_find_section(m, ".init.text")));
+
+	/* An add: read from sysfs then, init sections freed, SEQNUM its seq. */
+	len = uevent(buf, "add", "/module/dummy", "module");
+	ASSERT_EQ(0, libsecmap_uevent_watch_take(w, buf, len, &ev));
+	EXPECT_EQ((uint32_t)SECMAP_CMD_MODULE_NEW_NTF, secmap_event_type(ev));
+	EXPECT_EQ(77U, secmap_event_seq(ev));
+	EXPECT_NE(0U, secmap_event_time_mono_ns(ev));
+	m = secmap_event_module(ev);
+	EXPECT_EQ(6U, secmap_module_section_count(m));
+	EXPECT_EQ(SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED,
+		  secmap_section_flags(secmap_module_find_section(m, ".init.text")));
+	EXPECT_EQ(0xffffffffc0564000ULL,
+		  secmap_section_addr(secmap_module_find_section(m, ".text")));
+	secmap_event_free(ev);
+	ev = NULL;
+	/* Its directory gone: a remove names the build-id last seen, from memory. */
+	nftw(self->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	len = uevent(buf, "remove", "/module/dummy", "module");
+	ASSERT_EQ(0, libsecmap_uevent_watch_take(w, buf, len, &ev));
+	EXPECT_EQ((uint32_t)SECMAP_CMD_MODULE_GONE_NTF, secmap_event_type(ev));
+	EXPECT_STREQ("dummy", secmap_module_name(secmap_event_module(ev)));
+	ASSERT_EQ(sizeof(build_id), secmap_module_build_id(secmap_event_module(ev), &id));
+	EXPECT_EQ(0, memcmp(id, build_id, sizeof(build_id)));
+	secmap_event_free(ev);
+	ev = NULL;
+	/* Added, and gone before it was read: no event, counted. */
+	EXPECT_EQ(0U, secmap_uevent_watch_missed(w));
+	len = uevent(buf, "add", "/module/dummy", "module");
+	EXPECT_EQ(-EAGAIN, libsecmap_uevent_watch_take(w, buf, len, &ev));
+	EXPECT_EQ(NULL, ev);
+	EXPECT_EQ(1U, secmap_uevent_watch_missed(w));
+	/* Another device's. */
+	len = uevent(buf, "add", "/devices/virtual/net/lo", "net");
+	EXPECT_EQ(-EAGAIN, libsecmap_uevent_watch_take(w, buf, len, &ev));
+	secmap_uevent_watch_close(w);
+}
+
+/* A process that sends "uevents" of its own (not port 0) is not listened to. */
+TEST(uevent_watch_ignores_user_senders)
+{
+	struct sockaddr_nl me = { .nl_family = AF_NETLINK }, to = { .nl_family = AF_NETLINK };
+	struct secmap_uevent_watch *w;
+	struct secmap_event *ev = NULL;
+	socklen_t alen = sizeof(to);
+	char buf[512];
+	size_t len;
+	int fd;
+
+	ASSERT_EQ(0, secmap_uevent_watch_open("/nonexistent", &w));
+	ASSERT_EQ(0, getsockname(secmap_uevent_watch_fd(w), (struct sockaddr *)&to, &alen));
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&me, sizeof(me)));
+	to.nl_groups = 0;
+	len = uevent(buf, "remove", "/module/dummy", "module");
+	ASSERT_EQ((ssize_t)len, sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(-EAGAIN, secmap_uevent_watch_next(w, &ev));
+	EXPECT_EQ(NULL, ev);
+	close(fd);
+	secmap_uevent_watch_close(w);
+}
+
+/* perf's clock, read twice: both times perf's, later the second. */
+TEST(perf_clock_reads)
+{
+	struct libsecmap_perf_clock c;
+	uint64_t l1, m1, l2, m2;
+	int err;
+
+	err = libsecmap_perf_clock_open(&c);
+	if (err == -EACCES || err == -EPERM || err == -ENOSYS || err == -ENOENT)
+		SKIP(return, "no perf events here (%s): the uevent backend stamps with "
+		     "CLOCK_MONOTONIC then", strerror(-err));
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, libsecmap_perf_clock_now(&c, &l1, &m1));
+	ASSERT_EQ(0, libsecmap_perf_clock_now(&c, &l2, &m2));
+	EXPECT_NE(0U, l1);
+	EXPECT_LT(l1, l2);
+	EXPECT_LT(m1, m2);
+	libsecmap_perf_clock_close(&c);
+	/* Closed: no stamp, CLOCK_MONOTONIC still given. */
+	EXPECT_EQ(-ENODEV, libsecmap_perf_clock_now(&c, &l1, &m1));
+	EXPECT_EQ(0U, l1);
+	EXPECT_LT(m2, m1);
 }
 
 TEST_HARNESS_MAIN

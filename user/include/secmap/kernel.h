@@ -134,6 +134,37 @@ int secmap_family_watch_fd(const struct secmap_family_watch *watch);
 int secmap_family_watch_next(struct secmap_family_watch *watch);
 void secmap_family_watch_close(struct secmap_family_watch *watch);
 
+/*
+ * Module loads and unloads without secmap.ko, from the kernel's uevents
+ * (NETLINK_KOBJECT_UEVENT, the kernel's group) and sysfs, as events of
+ * secmap_client's types. The kernel announces a module (KOBJ_ADD) once
+ * its init has finished: its NEW event holds the sections
+ * /sys/module/NAME/sections shows, read then, the init ones flagged
+ * SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED; KOBJ_REMOVE is a GONE
+ * event with the build-id last seen for that name. seq is the uevent's
+ * SEQNUM. Times are perf's clock (local_clock(), a perf.data's) read
+ * when the uevent is taken, if this process may open a perf event
+ * (secmap_uevent_watch_exact_times()), else CLOCK_MONOTONIC's for both.
+ * A receive buffer overrun returns a SECMAP_EVENT_RESYNC of a sysfs
+ * snapshot; a module gone before it could be read is left out and
+ * counted (secmap_uevent_watch_missed()).
+ * secmap_uevent_watch_snapshot(): sysfs now, stamped likewise, the init
+ * sections of live modules flagged freed; take it after open(), so that
+ * the events continue it (a module in both is the same load).
+ * @root is prepended to sysfs's paths (NULL: the live system).
+ * Needs CAP_SYSLOG for the addresses; next() returns -EAGAIN when nothing
+ * is queued.
+ */
+struct secmap_uevent_watch;
+int secmap_uevent_watch_open(const char *root, struct secmap_uevent_watch **watch);
+int secmap_uevent_watch_fd(const struct secmap_uevent_watch *watch);
+int secmap_uevent_watch_next(struct secmap_uevent_watch *watch, struct secmap_event **event);
+int secmap_uevent_watch_snapshot(struct secmap_uevent_watch *watch,
+				 struct secmap_snapshot **snapshot);
+int secmap_uevent_watch_exact_times(const struct secmap_uevent_watch *watch);
+uint64_t secmap_uevent_watch_missed(const struct secmap_uevent_watch *watch);
+void secmap_uevent_watch_close(struct secmap_uevent_watch *watch);
+
 void secmap_snapshot_free(struct secmap_snapshot *snapshot);
 /*
  * When the snapshot held, in local_clock() (perf's default clock) and

@@ -356,6 +356,37 @@ static int read_module(const struct sysfs_ctx *ctx, const char *name, uint32_t s
 	return err;
 }
 
+/*
+ * One module, @name, read as a snapshot reads it, into @mod (state LIVE:
+ * what a uevent reports has finished its init), its strings in @pool.
+ * -ENOENT: it is gone, or going.
+ */
+int libsecmap_sysfs_read_module(const char *root, const char *name, struct secmap_module *mod,
+				struct libsecmap_pool *pool)
+{
+	struct sysfs_ctx ctx;
+	int err;
+
+	if (!root)
+		root = "";
+	if (strlen(root) >= sizeof(ctx.root))
+		return -ENAMETOOLONG;
+	strcpy(ctx.root, root);
+	memset(mod, 0, sizeof(*mod));
+	mod->name = libsecmap_pool_strndup(pool, name, strlen(name));
+	if (!mod->name)
+		return -ENOMEM;
+	mod->state = SECMAP_MODULE_STATE_LIVE;
+	err = read_sections(&ctx, mod, pool);
+	if (!err)
+		err = read_build_id(&ctx, mod);
+	if (!err)
+		err = read_taint(&ctx, mod);
+	if (err)
+		libsecmap_module_release(mod);
+	return err;
+}
+
 SECMAP_EXPORT int secmap_snapshot_from_sysfs(const char *root, struct secmap_snapshot **snapshot)
 {
 	struct secmap_snapshot *snap = NULL;

@@ -205,7 +205,8 @@ SECMAP_EXPORT int secmap_recorder_event(struct secmap_recorder *r, const struct 
 		r->gap_mono = r->last_mono;
 		r->lost += secmap_event_lost(ev);
 		return secmap_recorder_snapshot(r, secmap_event_snapshot(ev), SECMAP_RESYNC_LOST,
-						SECMAP_SOURCE_NETLINK, secmap_event_lost(ev));
+						ev->source ? ev->source : SECMAP_SOURCE_NETLINK,
+						secmap_event_lost(ev));
 	}
 	saw_stamps(r, local, mono);
 	switch (secmap_event_type(ev)) {
