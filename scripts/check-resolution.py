@@ -211,6 +211,17 @@ try:
     check("the archive unpacks", untar.returncode == 0, untar.stderr)
     script = subprocess.run([secmap, "script", "--ns", "-i", os.path.join(outdir, "gt-perf.data")],
                             capture_output=True, text=True, env=dict(os.environ, HOME=home))
+    # The uevent backend's recording of the same run, on the file perf
+    # wrote (--strip: nothing of the other recordings' left to fall back on).
+    uev_script = None
+    if os.path.exists(os.path.join(outdir, "uev.data")):
+        stripped = os.path.join(home, "perf-stripped.data")
+        r = subprocess.run([secmap, "inject", "--strip", "-i", os.path.join(outdir, "gt-perf.data"),
+                            "-o", stripped], capture_output=True, text=True)
+        check("secmap inject --strip of the VM's perf.data", r.returncode == 0, r.stderr)
+        uev_script = subprocess.run([secmap, "script", "--ns", "-i", stripped, "-m",
+                                     os.path.join(outdir, "uev.data")],
+                                    capture_output=True, text=True, env=dict(os.environ, HOME=home))
     host_perf = open(os.path.join(CACHE, "perf", "host")).read().strip()
     r = subprocess.run([host_perf, "--buildid-dir", os.path.join(home, ".debug")] + perf_args,
                        capture_output=True, text=True, cwd=outdir)
@@ -305,6 +316,63 @@ for w in want:
         continue
     check(f"{w[0]:6} {w[1]:14}: >= 99% of {st['n']} samples on the right function",
           st["ok"] >= GOAL * st["n"], "\n".join(st["wrong"]))
+# Without secmap.ko (record --source uevent): the same samples, resolved
+# from uevents and sysfs. Never a wrong function or module: right, or [unknown]
+# where that backend cannot know (init code, and a load until its init
+# is done); right wherever it knows: the life loaded before the
+# recording (its snapshot), and exit code, which runs long after init.
+def uevent_score(text):
+    out = {}
+    for t, frames in script_samples(text):
+        ip, sym, dso = frames[0]
+        exp = expected(t, ip)
+        if not exp:
+            continue
+        st = out.setdefault(exp[:2], {"n": 0, "ok": 0, "wrong": []})
+        st["n"] += 1
+        if dso == f"[{MOD}]" and sym in exp[2]:
+            st["ok"] += 1
+        elif sym != "[unknown]" or dso not in ("[unknown]", f"[{MOD}]"):
+            # Another function, or another module's section: both wrong.
+            st["wrong"].append(f"{t} {ip:x}: got {sym} ({dso}), want {sorted(exp[2])}")
+    return out
+
+
+if uev_script is not None:
+    check("secmap script resolves with the uevent backend's recording", uev_script.returncode == 0,
+          uev_script.stderr)
+    check("secmap script says what the uevent backend's recording cannot know",
+          "recorded without the secmap module, from uevents" in uev_script.stderr,
+          uev_script.stderr)
+    uev = uevent_score(uev_script.stdout)
+    print(f"# {tag}: {MOD} samples right with secmap.ko (netlink) and without it (uevent):")
+    tot = [0, 0, 0]
+    for life in ["before", "during", "again"]:
+        for sec in SECTIONS:
+            st, us = stats.get((life, sec)), uev.get((life, sec))
+            if not st or not us:
+                continue
+            tot[0] += st["n"]
+            tot[1] += st["ok"]
+            tot[2] += us["ok"]
+            print(f"# {tag}:   {life:7} {sec:15} {st['n']:7} netlink {100 * st['ok'] / st['n']:5.1f}%"
+                  f"  uevent {100 * us['ok'] / us['n']:5.1f}% ({len(us['wrong'])} wrong)")
+    if tot[0]:
+        print(f"# {tag}: all {tot[0]} samples in {MOD}: netlink {100 * tot[1] / tot[0]:.1f}% right, "
+              f"uevent {100 * tot[2] / tot[0]:.1f}% right")
+    wrong = [w for us in uev.values() for w in us["wrong"]]
+    check(f"uevent backend: no sample of {MOD} on a wrong function ({len(wrong)})", not wrong,
+          "\n".join(wrong[:10]))
+    for w in want:
+        if not (w[0] == "before" or w[1] == ".exit.text"):
+            continue
+        us = uev.get(w, {"n": 0, "ok": 0})
+        if stats.get(w, {"n": 0})["n"] < 20:
+            continue
+        check(f"uevent backend: {w[0]:6} {w[1]:14}: >= 99% of {us['n']} samples on the right "
+              f"function", us["n"] and us["ok"] >= GOAL * us["n"], us.get("wrong"))
+
+
 # perf record -g: the burner's frames in the callchains, below each sample's
 # own (the parameter callback, init and exit calling the burning
 # functions), per life, by secmap and by stock perf after secmap inject.

@@ -53,14 +53,22 @@ ktext=$(grep -m1 ' T _text$' /proc/kallsyms 2>/dev/null)
 echo "# /proc/kallsyms: ${ktext:-unreadable}"
 check "lockdown $level: /proc/kallsyms shows root addresses" \
 	sh -c "[ -n '$ktext' ] && [ '${ktext%% *}' != 0000000000000000 ]"
-secmap record -q -o "$tmp/rec.data" -- true 2>"$tmp/record.err"
+# Recording: the uevent backend, a signed module loaded and unloaded meanwhile.
+secmap record -q -o "$tmp/rec.data" -- \
+	sh -c 'sleep 0.5; insmod /lib/modules/late/ifb.ko; sleep 0.5; rmmod ifb; sleep 0.5' \
+	2>"$tmp/record.err"
 rc=$?
-echo "# secmap record: exit $rc: $(head -c 300 "$tmp/record.err")"
-check "lockdown $level: secmap record records the sysfs snapshot and says why, exit 0" \
+echo "# secmap record: exit $rc: $(head -c 400 "$tmp/record.err")"
+check "lockdown $level: secmap record records from uevents and says why, exit 0" \
 	sh -c "[ $rc -eq 0 ] && [ -s $tmp/rec.data ] && grep -q 'locked down ($level)' $tmp/record.err"
-secmap show -i "$tmp/rec.data" >"$tmp/show.txt" 2>&1
+secmap show -j -i "$tmp/rec.data" >"$tmp/show.txt" 2>&1
 check "lockdown $level: the recording holds the modules sysfs shows (dummy)" \
-	grep -q dummy "$tmp/show.txt"
+	grep -q '"module":"dummy"' "$tmp/show.txt"
+check "lockdown $level: and a module loaded while recording (ifb), with its unload" \
+	sh -c "grep '\"type\":\"map\".*\"module\":\"ifb\"' $tmp/show.txt | grep -qv snapshot &&
+		grep -q '\"type\":\"unmap\".*\"module\":\"ifb\"' $tmp/show.txt"
+check "lockdown $level: times in perf's clock (no warning that it cannot be read)" \
+	sh -c "! grep -q \"cannot read perf's clock\" $tmp/record.err"
 # perf: kernel samples, and the module tracepoints, which need tracefs:
 # confidentiality closes it (so perf record cannot stamp loads).
 perf record -q -e cpu-clock -a -o "$tmp/perf.data" -- sleep 0.3 >/dev/null 2>"$tmp/perf.err"

@@ -70,9 +70,13 @@ esac
 # a second recorder, without kernel symbols: its recording, injected into a
 # copy of perf.data, is small enough to go to the host, which resolves the
 # samples offline (scripts/check-recording.py). perf's module tracepoints
-# give the load and unload times independently of secmap.
+# give the load and unload times independently of secmap. Between the two,
+# a recorder of the uevent backend (what a machine that refuses secmap.ko
+# records): the host resolves the same samples with it, for the fraction
+# that backend gets right (scripts/check-resolution.py).
 # shellcheck disable=SC2086 # no call graph is no word
 secmap record -q --no-kallsyms -o "$tmp/gt.data" -- \
+	secmap record -q --no-kallsyms --source uevent -o "$tmp/uev.data" --ko-path "$mods" -- \
 	secmap record -j -o "$tmp/rec.data" --inject="$tmp/perf.data" --ko-path "$mods" -- \
 	perf record -q $callgraph -F 1000 -e cpu-clock -e module:module_load -e module:module_free -a \
 	-o "$tmp/perf.data" -- sh /tmp/workload.sh >"$out/record.json" 2>"$out/record.stderr"
@@ -145,6 +149,23 @@ secmap inject -i "$tmp/again.data" -m "$tmp/rec.data" --ko-path "$mods" &&
 check "record: injecting again gives the same file" [ $? -eq 0 ]
 rm -f "$tmp/again.data" "$tmp/stock.data"
 
+# The uevent backend's recording of the same run (to the host, small
+# without kallsyms): loads seen once init was done, init sections freed.
+secmap show -j -i "$tmp/uev.data" >"$out/uev.jsonl"
+check "record --source uevent: secmap show reads its recording" [ $? -eq 0 ]
+cp "$tmp/uev.data" "$out/"
+check "record --source uevent: starts from a snapshot, source uevent" \
+	grep -q '"reason":"start","source":"uevent"' "$out/uev.jsonl"
+check "record --source uevent: both loads during the recording are maps of their own" \
+	[ "$(grep '"type":"map".*"module":"secmap_test_burn","section":".text",' "$out/uev.jsonl" |
+		grep -vc '"flags":"[a-z,-]*snapshot')" -eq 2 ]
+check "record --source uevent: init sections, the snapshot's and both loads', marked freed" \
+	[ "$(grep '"module":"secmap_test_burn","section":".init.text",' "$out/uev.jsonl" |
+		grep -c '"flags":"[a-z,-]*freed')" -eq 3 ]
+check "record --source uevent: three unloads of secmap_test_burn" \
+	[ "$(grep -c '"type":"unmap".*"module":"secmap_test_burn","init_only":false' \
+		"$out/uev.jsonl")" -eq 3 ]
+
 # Exit status is COMMAND's, and a signal reaches COMMAND.
 secmap record -q -o /tmp/x.data -- sh -c 'exit 3'
 check "record: exit status is COMMAND's (3)" [ $? -eq 3 ]
@@ -196,17 +217,30 @@ check "record: the reload is recorded as a resync with a gap" grep -q '"reason":
 check "record: events after the reload are recorded (secmap_test_late unmapped)" \
 	grep -q '"type":"unmap","time_local_ns":[0-9]*,"time_mono_ns":[0-9]*,"module":"secmap_test_late","init_only":false' "$out/reload.jsonl"
 
-# Without secmap.ko: the sysfs snapshot only, said on stderr and in the file.
+# Without secmap.ko: the uevent backend, said on stderr and in the file; a
+# load and an unload while recording are seen. --source netlink refuses.
 rmmod secmap
 insmod $mods/secmap_test_late.ko
-secmap record -q --no-kallsyms -o "$tmp/sysfs.data" -- true 2>"$out/sysfs.stderr"
+secmap record -q --no-kallsyms -o "$tmp/sysfs.data" -- \
+	sh -c "sleep 1; insmod $mods/secmap_test_stamp.ko; sleep 1; rmmod secmap_test_stamp; sleep 1" \
+	2>"$out/sysfs.stderr"
 check "record: without secmap.ko, records anyway (exit 0)" [ $? -eq 0 ]
 check "record: without secmap.ko, says so on stderr" grep -q 'secmap module not loaded' "$out/sysfs.stderr"
 secmap show -j -i "$tmp/sysfs.data" >"$out/sysfs.jsonl"
-check "record: without secmap.ko, the file holds a sysfs snapshot" \
-	grep -q '"reason":"start","source":"sysfs"' "$out/sysfs.jsonl"
-check "record: the sysfs snapshot has secmap_test_late's .text" \
+check "record: without secmap.ko, the file starts from a snapshot of the uevent source" \
+	grep -q '"reason":"start","source":"uevent"' "$out/sysfs.jsonl"
+check "record: the snapshot has secmap_test_late's .text" \
 	grep -q '"module":"secmap_test_late","section":".text"' "$out/sysfs.jsonl"
+check "record: without secmap.ko, a load while recording is recorded (secmap_test_stamp)" \
+	grep -q '"type":"map".*"module":"secmap_test_stamp","section":".gnu.linkonce.this_module"' \
+	"$out/sysfs.jsonl"
+check "record: without secmap.ko, its unload too" \
+	grep -q '"type":"unmap".*"module":"secmap_test_stamp"' "$out/sysfs.jsonl"
+secmap resolve -m "$tmp/sysfs.data" 0 2>"$out/sysfs-resolve.stderr" >/dev/null
+check "resolve: says what a recording without secmap.ko cannot know" \
+	grep -q 'recorded without the secmap module, from uevents' "$out/sysfs-resolve.stderr"
+secmap record -q --source netlink -o "$tmp/none.data" -- true 2>"$out/netlink.stderr"
+check "record --source netlink: without secmap.ko, fails (exit 3)" [ $? -eq 3 ]
 rmmod secmap_test_late
 insmod $mods/secmap.ko
 
