@@ -31,7 +31,7 @@ HOST_PKGS=(
 	build-essential pkg-config clang sparse bc bison flex
 	libmnl-dev libelf-dev libdw-dev libiberty-dev libjson-c-dev liblzma-dev libzstd-dev zlib1g-dev libarchive-dev
 	libxxhash-dev hotspot golang-go
-	qemu-system-x86 busybox-static cpio kmod xz-utils zstd debootstrap
+	qemu-system-x86 ovmf sbsigntool busybox-static cpio kmod xz-utils zstd debootstrap
 	python3 python3-yaml python3-docutils perl dkms linux-perf nodejs chromium
 	linux-headers-cloud-amd64 linux-headers-6.12-cloud-amd64
 	linux-source-6.1 linux-source-6.12
@@ -103,7 +103,9 @@ prepare_sid_root() {
 	# libmnl-dev: bookworm's ships no libmnl.a, sid's does; the VMs run a
 	# static secmap (user/Makefile, static).
 	# bzip2: perf archive packs with tar cjf.
-	local pkgs="gcc-16 make sparse linux-perf linux-image-cloud-amd64 linux-headers-cloud-amd64 libmnl-dev bzip2"
+	# python3-virt-firmware: virt-fw-vars writes the UEFI variable store of the
+	# signature-enforcing VM (scripts/vm-run.sh sig-enforce); bookworm has none.
+	local pkgs="gcc-16 make sparse linux-perf linux-image-cloud-amd64 linux-headers-cloud-amd64 libmnl-dev bzip2 python3-virt-firmware"
 	[ "$(cat "$dir/ready" 2>/dev/null)" = "$pkgs" ] && return
 	if [ ! -f "$root/.secmap-debootstrap-done" ]; then
 		log "debootstrapping sid into $root"

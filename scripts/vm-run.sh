@@ -26,10 +26,19 @@ build=$(cd "${3:?usage: vm-run.sh TAG MODE BUILD}" && pwd)
 kernel=$CACHE/kernels/$tag
 vm=$build/vm/$tag
 # lockdown-LEVEL: booted with lockdown=LEVEL, running lockdown_test.sh alone.
+# sig-enforce: booted as a Secure Boot machine whose owner enrolled DKMS's
+# key: UEFI (OVMF) with Secure Boot on, the kernel's own signer in db, a
+# test key in MokListRT (where shim leaves the owner's keys for the
+# kernel, which trusts them only under Secure Boot), module.sig_enforce=1;
+# running sigenforce_test.sh alone.
 append=
 case $mode in
 lockdown-integrity | lockdown-confidentiality)
 	append=" lockdown=${mode#lockdown-}"
+	vm=$build/vm/$tag-$mode
+	;;
+sig-enforce)
+	append=" module.sig_enforce=1"
 	vm=$build/vm/$tag-$mode
 	;;
 test | demo | bench) ;;
@@ -111,6 +120,53 @@ done
 
 cp "$build/kernels/$tag/"*.ko "$root/lib/modules/secmap/"
 rm "$root/lib/modules/secmap/secmap_bench_0000.ko"
+firmware=()
+if [ "$mode" = sig-enforce ]; then
+	# A key of this run's, as a user makes one for DKMS (mokutil --import
+	# of its certificate); secmap.ko signed with it by make sign, beside
+	# the unsigned one. The kernel trusts the keys of MokListRT as machine
+	# keys (6.1 only with shim's MOK table: not this test's kernel).
+	kdir=$(readlink -f "$kernel/kdir" 2>/dev/null) || die "sig-enforce: no kernel build tree"
+	openssl req -new -x509 -newkey rsa:2048 -nodes -days 36500 -subj "/CN=secmap test MOK/" \
+		-addext extendedKeyUsage=codeSigning -keyout "$vm/mok.key" -outform DER \
+		-out "$vm/mok.der" 2>/dev/null || die "sig-enforce: openssl failed"
+	cp "$build/kernels/$tag/secmap.ko" "$root/lib/modules/secmap/secmap-signed.ko"
+	make -s -C "$top" sign SIGN_KO="$root/lib/modules/secmap/secmap-signed.ko" \
+		SIGN_KEY="$vm/mok.key" SIGN_CERT="$vm/mok.der" KDIR="$kdir" ||
+		die "sig-enforce: make sign failed"
+	openssl x509 -inform DER -in "$vm/mok.der" -noout -serial | sed 's/^serial=//' \
+		>"$root/etc/secmap/mok-serial"
+	# The variable store, by virt-fw-vars (sid's; setup.sh installs it in
+	# the build root): a platform key of its own, Debian's kernel signer
+	# (from the image's signature, sbsigntool) in db, Secure Boot on; the
+	# MokList it makes, set again as MokListRT, runtime-readable
+	# (attributes NV|BS|RT), as shim sets it.
+	ovmf=/usr/share/OVMF
+	[ -r $ovmf/OVMF_CODE_4M.fd ] || die "sig-enforce: no $ovmf/OVMF_CODE_4M.fd; run scripts/setup.sh"
+	chroot_tmp=$(mktemp -d "$CACHE/sid-root/tmp/secmap-vars.XXXXXX")
+	cp $ovmf/OVMF_VARS_4M.fd "$vm/mok.der" "$chroot_tmp/"
+	sbattach --detach "$vm/vmlinuz.p7" "$(readlink -f "$kernel/vmlinuz")" >/dev/null &&
+		openssl pkcs7 -inform DER -in "$vm/vmlinuz.p7" -print_certs \
+			-out "$chroot_tmp/signer.pem" || die "sig-enforce: no signature on the kernel image"
+	in=/tmp/${chroot_tmp##*/}
+	shim=605dab50-e046-4300-abb6-3dd810dd8b23
+	chroot "$CACHE/sid-root" virt-fw-vars -i "$in/OVMF_VARS_4M.fd" --add-mok $shim "$in/mok.der" \
+		--output-json "$in/mok.json" >/dev/null 2>&1 || die "sig-enforce: virt-fw-vars failed"
+	python3 - "$chroot_tmp/mok.json" "$chroot_tmp/mokrt.json" <<'PY'
+import json, sys
+var = next(v for v in json.load(open(sys.argv[1]))["variables"] if v["name"] == "MokList")
+json.dump({"version": 2, "variables": [dict(var, name="MokListRT", attr=7)]},
+          open(sys.argv[2], "w"))
+PY
+	chroot "$CACHE/sid-root" virt-fw-vars -i "$in/OVMF_VARS_4M.fd" \
+		--enroll-generate "secmap test platform key" --no-microsoft \
+		--add-db $shim "$in/signer.pem" --sb --set-json "$in/mokrt.json" \
+		-o "$in/vars.fd" >/dev/null 2>&1 || die "sig-enforce: virt-fw-vars (secure boot) failed"
+	cp "$chroot_tmp/vars.fd" "$vm/vars.fd"
+	rm -rf "$chroot_tmp"
+	firmware=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$ovmf/OVMF_CODE_4M.fd"
+		-drive "if=pflash,format=raw,unit=1,file=$vm/vars.fd")
+fi
 if [ "$mode" = bench ]; then
 	# Clones of one small module, renamed in place (same length: no offset
 	# moves), each with a build-id of its own, installed as a driver package
@@ -162,6 +218,7 @@ mkdir -p "$root/lib/secmap"
 cp "$top/scripts/tap.sh" "$root/lib/secmap/tap.sh"
 cp "$top/selftests/secmap/vm_util.sh" "$root/lib/secmap/vm_util.sh"
 install -m 0755 "$top/selftests/secmap/lockdown_test.sh" "$root/lib/secmap/lockdown_test.sh"
+install -m 0755 "$top/selftests/secmap/sigenforce_test.sh" "$root/lib/secmap/sigenforce_test.sh"
 # Programs whose libraries come along (the tests include shell scripts).
 elfs=("$root/bin/secmap" "$root/bin/secmap-dynamic" "$root/bin/secmap-agent")
 for t in "$root/tests/"*; do
@@ -221,7 +278,7 @@ rc=0
 timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
 	-nodefaults -display none -no-reboot -monitor none -nic none \
 	-serial "file:$vm/console.log" -serial "file:$vm/out.log" -serial "file:$vm/files.b64" \
-	-kernel "$(readlink -f "$kernel/vmlinuz")" -initrd "$vm/initramfs.cpio" \
+	"${firmware[@]}" -kernel "$(readlink -f "$kernel/vmlinuz")" -initrd "$vm/initramfs.cpio" \
 	-append "console=ttyS0 panic=-1 ignore_loglevel$append" &
 qemu_pid=$!
 trap 'kill "$qemu_pid" 2>/dev/null' EXIT

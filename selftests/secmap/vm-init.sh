@@ -54,6 +54,12 @@ lockdown-*)
 		say "ok - lockdown_test.sh ran to completion ($(($(date +%s) - t0)) s)" ||
 		say "not ok - lockdown_test.sh exited with status $?"
 	;;
+sig-enforce)
+	t0=$(date +%s)
+	/lib/secmap/sigenforce_test.sh >&3 2>&3 &&
+		say "ok - sigenforce_test.sh ran to completion ($(($(date +%s) - t0)) s)" ||
+		say "not ok - sigenforce_test.sh exited with status $?"
+	;;
 test)
 	# On the debug kernel a missing kmemleak would silently skip every scan.
 	case $(uname -r) in
