@@ -35,7 +35,7 @@ int walk_add_kernel_code(struct secmap_session *w, const struct secmap_perf_reco
 	name = walk_intern(&w->strings, rec->ksym_name);
 	if (!t || !name)
 		return -ENOMEM;
-	return walk_add_map(w, t, rec, name, false);
+	return walk_add_map(t, rec, name, false);
 }
 
 /*
@@ -78,7 +78,7 @@ int walk_add_kernel_map(struct secmap_session *w, const struct secmap_perf_recor
 	dso = walk_intern(&w->strings, name);
 	if (!t || !dso)
 		return -ENOMEM;
-	return walk_add_map(w, t, rec, dso, false);
+	return walk_add_map(t, rec, dso, false);
 }
 
 int walk_kernel_fallback(struct secmap_session *w, uint64_t ip, uint64_t time,
@@ -108,9 +108,18 @@ int walk_kernel_fallback(struct secmap_session *w, uint64_t ip, uint64_t time,
 		f->module = m->path;
 		return 0;
 	}
-	/* A module: its name without perf's brackets, as the resolver names modules. */
-	n = strlen(m->path);
-	snprintf(name, sizeof(name), "%.*s", (int)(n > 2 ? n - 2 : 0), m->path + 1);
-	f->module = walk_intern(&w->strings, name);
-	return f->module ? 0 : -ENOMEM;
+	/*
+	 * A module: its name without perf's brackets, as the resolver names
+	 * modules; interned once per run of frames in the same module.
+	 */
+	if (m->path != w->last_fallback_dso) {
+		n = strlen(m->path);
+		snprintf(name, sizeof(name), "%.*s", (int)(n > 2 ? n - 2 : 0), m->path + 1);
+		w->last_fallback_module = walk_intern(&w->strings, name);
+		if (!w->last_fallback_module)
+			return -ENOMEM;
+		w->last_fallback_dso = m->path;
+	}
+	f->module = w->last_fallback_module;
+	return 0;
 }

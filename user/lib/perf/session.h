@@ -130,7 +130,7 @@ struct secmap_session {
 	/* perf's kernel maps (kernel_maps.c): KERNEL_CODE's and KERNEL_MAPS' */
 	struct task_table kernel;
 	/* Maps FORKs copied, against a budget from the maps the file has. */
-	size_t nr_own_maps, nr_inherited;
+	size_t nr_own_maps, nr_inherited;	/* own: processes' MMAPs, not the kernel's */
 	bool inherit_capped;
 	struct session_lost lost;
 	struct secmap_frame *chain;
@@ -156,6 +156,9 @@ struct secmap_session {
 	/* kernel_frame(): the last module answered, and its "[module]" dso */
 	const char *last_module;
 	const char *last_module_dso;
+	/* walk_kernel_fallback(): the last of perf's module maps, and its bare name */
+	const char *last_fallback_dso;
+	const char *last_fallback_module;
 	/* sample_walk_next(): the last pid and tid looked up, and their tasks (or NULL) */
 	struct task *last_task;
 	const struct task *last_thread;
@@ -204,7 +207,7 @@ const char *walk_comm_at(const struct task *t, uint64_t time);
 const char *walk_unnamed_comm(struct secmap_session *w, int32_t tid);
 void walk_free_interned(struct interned *t);
 void walk_free_tasks(struct task_table *tab);
-int walk_add_map(struct secmap_session *w, struct task *t, const struct secmap_perf_record *rec,
+int walk_add_map(struct task *t, const struct secmap_perf_record *rec,
 		 const char *path, bool identity);
 /*
  * The map of @t at @ip at @time: the latest made then, else the first

@@ -104,7 +104,7 @@ static bool jit_map(const struct secmap_perf_record *rec)
 }
 
 /* A map of @len bytes at @start into @t, named @path (interned). 0 or -ENOMEM. */
-int walk_add_map(struct secmap_session *w, struct task *t, const struct secmap_perf_record *rec,
+int walk_add_map(struct task *t, const struct secmap_perf_record *rec,
 		 const char *path, bool identity)
 {
 	struct user_map *m;
@@ -113,7 +113,6 @@ int walk_add_map(struct secmap_session *w, struct task *t, const struct secmap_p
 	err = libsecmap_grow_in(&t->maps, &t->cap_maps, t->nr_maps, sizeof(*t->maps), 4);
 	if (err)
 		return err;
-	w->nr_own_maps++;
 	m = &t->maps[t->nr_maps++];
 	memset(m, 0, sizeof(*m));
 	m->start = rec->start;
@@ -145,7 +144,9 @@ static int add_user_map(struct secmap_session *w, const struct secmap_perf_recor
 	path = walk_intern(&w->strings, identity ? jit : rec->filename);
 	if (!t || !path)
 		return -ENOMEM;
-	return walk_add_map(w, t, rec, path, identity);
+	/* Processes' maps only: the budget is for what FORKs copy of them. */
+	w->nr_own_maps++;
+	return walk_add_map(t, rec, path, identity);
 }
 
 static int add_comm(struct secmap_session *w, const struct secmap_perf_record *rec)
