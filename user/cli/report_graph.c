@@ -445,6 +445,39 @@ void report_graph_print(const struct report_graph *g, const struct row *r, uint6
 		print_graph(g, r, total);
 }
 
+/* perf's -g words, and what each does here. */
+enum graph_word_kind {
+	GRAPH_WORD_LAYOUT,	/* graph or folded */
+	GRAPH_WORD_NONE,	/* -g off */
+	GRAPH_WORD_ORDER,	/* caller or callee */
+	GRAPH_WORD_SAME,	/* what secmap does anyway: function, percent */
+	GRAPH_WORD_PERF_ONLY,	/* perf's layouts and keys secmap has not */
+};
+
+static const struct {
+	const char *word;
+	enum graph_word_kind kind;
+} graph_words[] = {
+	{ "graph", GRAPH_WORD_LAYOUT },	   { "folded", GRAPH_WORD_LAYOUT },
+	{ "none", GRAPH_WORD_NONE },	   { "caller", GRAPH_WORD_ORDER },
+	{ "callee", GRAPH_WORD_ORDER },	   { "function", GRAPH_WORD_SAME },
+	{ "percent", GRAPH_WORD_SAME },	   { "flat", GRAPH_WORD_PERF_ONLY },
+	{ "fractal", GRAPH_WORD_PERF_ONLY }, { "address", GRAPH_WORD_PERF_ONLY },
+	{ "branch", GRAPH_WORD_PERF_ONLY },  { "period", GRAPH_WORD_PERF_ONLY },
+	{ "count", GRAPH_WORD_PERF_ONLY },
+};
+
+/* The entry of the @n bytes at @word, or -1. */
+static int graph_word(const char *word, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(graph_words) / sizeof(graph_words[0]); i++)
+		if (n == strlen(graph_words[i].word) && !strncmp(word, graph_words[i].word, n))
+			return (int)i;
+	return -1;
+}
+
 /*
  * perf's -g words, comma-separated, in any order: the layout (folded; none
  * turns -g off), caller or callee, function (what tells frames apart),
@@ -454,7 +487,7 @@ void report_graph_print(const struct report_graph *g, const struct row *r, uint6
 int report_graph_option(struct report_opts *o, const char *arg)
 {
 	char *copy = strdup(arg ? arg : ""), *word, *save = NULL, *end;
-	int numbers = 0, ret = 0;
+	int numbers = 0, ret = 0, i;
 
 	if (!copy) {
 		p_err("report: out of memory");
@@ -462,23 +495,28 @@ int report_graph_option(struct report_opts *o, const char *arg)
 	}
 	o->graph = true;
 	for (word = strtok_r(copy, ",", &save); word && !ret; word = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(word, "folded") || !strcmp(word, "graph")) {
+		i = graph_word(word, strlen(word));
+		switch (i < 0 ? -1 : (int)graph_words[i].kind) {
+		case GRAPH_WORD_LAYOUT:
 			o->graph_folded = word[0] == 'f';
-		} else if (!strcmp(word, "function") || !strcmp(word, "percent")) {
 			continue;
-		} else if (!strcmp(word, "none")) {
+		case GRAPH_WORD_NONE:
 			o->graph = false;
-		} else if (!strcmp(word, "caller") || !strcmp(word, "callee")) {
+			continue;
+		case GRAPH_WORD_ORDER:
 			o->graph_caller = !strcmp(word, "caller");
-		} else if (!strcmp(word, "flat") || !strcmp(word, "fractal") || !strcmp(word, "address") ||
-			   !strcmp(word, "branch") || !strcmp(word, "period") ||
-			   !strcmp(word, "count")) {
+			continue;
+		case GRAPH_WORD_SAME:
+			continue;
+		case GRAPH_WORD_PERF_ONLY:
 			p_err("report: -g %s: perf's, not secmap's yet: secmap prints perf's graph "
 			      "and folded layouts", word);
 			ret = SECMAP_EXIT_USAGE;
-		} else if (numbers == 0 && (errno = 0, o->graph_min_percent = strtod(word, &end),
-					    !errno && end != word && !*end &&
-					    o->graph_min_percent >= 0 && o->graph_min_percent <= 100)) {
+			continue;
+		}
+		if (numbers == 0 && (errno = 0, o->graph_min_percent = strtod(word, &end),
+				     !errno && end != word && !*end && o->graph_min_percent >= 0 &&
+				     o->graph_min_percent <= 100)) {
 			numbers++;
 		} else if (numbers == 1 && word[0] >= '0' && word[0] <= '9' &&
 			   (errno = 0, o->graph_limit = strtoul(word, &end, 10), !errno && !*end)) {
@@ -497,14 +535,7 @@ int report_graph_option(struct report_opts *o, const char *arg)
 /* Whether @word is -g's argument, when it comes as the next word. */
 bool report_graph_word(const char *word)
 {
-	static const char *const words[] = { "graph", "flat", "fractal", "folded", "none",
-					     "caller", "callee" };
-	size_t i, n = strcspn(word, ",");
-
 	if (word[0] >= '0' && word[0] <= '9')
 		return true;
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (n == strlen(words[i]) && !strncmp(word, words[i], n))
-			return true;
-	return false;
+	return graph_word(word, strcspn(word, ",")) >= 0;
 }

@@ -520,6 +520,10 @@ done
 "$secmap" report -i host-callchain.data -m rec.data -g fractal >/dev/null 2>err; last=$?
 check "report -g fractal: exit 2, one line (perf's layout that secmap does not print yet)" \
 	status_and_line 2 err "fractal"
+# perf's word as -g's own, the next word: refused as perf's, not taken for a file.
+"$secmap" report -i host-callchain.data -m rec.data -g address >/dev/null 2>err; last=$?
+check "report -g address (the next word): exit 2, one line naming it perf's" \
+	status_and_line 2 err "perf's, not secmap's"
 "$secmap" report -i host-callchain.data -m rec.data -g folded,bogus >/dev/null 2>err; last=$?
 check "report -g folded,bogus: exit 2, one line" status_and_line 2 err "bogus"
 
