@@ -152,6 +152,24 @@ static int add_kernel_symbols(struct secmap_resolver *res, const uint8_t *id, si
 }
 
 /* secmap_resolver_load(), and kernel symbols from elsewhere when the recording has none. */
+/*
+ * What a recording made without secmap.ko cannot know, said before its
+ * answers; not for one of a kernel without modules, which misses nothing.
+ */
+static void recording_fidelity_note(const struct secmap_resolver *res, const char *path,
+				    uint64_t flags)
+{
+	if (!secmap_resolver_nr_modules(res))
+		return;
+	if (flags & SECMAP_FILE_F_UEVENT)
+		fprintf(stderr, "Note: %s was recorded without the secmap module, from uevents: a "
+			"module loaded while recording is known from the end of its init on (its "
+			"init code and what ran before are [unknown])\n", text_safe(path));
+	else if (flags & SECMAP_FILE_F_SYSFS_ONLY)
+		fprintf(stderr, "Note: %s was recorded without the secmap module, from sysfs when "
+			"recording began: modules loaded later are [unknown]\n", text_safe(path));
+}
+
 static int load_recording(struct secmap_resolver *res, const char *path, bool quiet)
 {
 	uint8_t kernel_id[SECMAP_BUILD_ID_MAX];
@@ -165,15 +183,7 @@ static int load_recording(struct secmap_resolver *res, const char *path, bool qu
 	err = secmap_reader_open(path, &reader);
 	if (err)
 		return err;
-	/* What a recording without secmap.ko cannot know, said before its answers. */
 	flags = secmap_reader_file_flags(reader);
-	if (!quiet && (flags & SECMAP_FILE_F_UEVENT))
-		fprintf(stderr, "Note: %s was recorded without the secmap module, from uevents: a "
-			"module loaded while recording is known from the end of its init on (its "
-			"init code and what ran before are [unknown])\n", text_safe(path));
-	else if (!quiet && (flags & SECMAP_FILE_F_SYSFS_ONLY))
-		fprintf(stderr, "Note: %s was recorded without the secmap module, from sysfs when "
-			"recording began: modules loaded later are [unknown]\n", text_safe(path));
 	while ((err = secmap_reader_next(reader, &rec)) == 1) {
 		if (rec.type == SECMAP_REC_KERNEL && rec.build_id_len <= sizeof(kernel_id)) {
 			have_kernel = true;
@@ -189,7 +199,11 @@ static int load_recording(struct secmap_resolver *res, const char *path, bool qu
 	secmap_reader_free(reader);
 	if (!err && have_kernel && !have_kallsyms)
 		err = add_kernel_symbols(res, kernel_id, kernel_id_len, quiet);
-	return err ? err : secmap_resolver_finish(res);
+	if (!err)
+		err = secmap_resolver_finish(res);
+	if (!err && !quiet)
+		recording_fidelity_note(res, path, flags);
+	return err;
 }
 
 int resolver_open(const struct resolver_args *args, struct secmap_resolver **res)
