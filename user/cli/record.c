@@ -240,7 +240,8 @@ static int drain_events(struct recorder *r)
 
 /*
  * The uevent backend's events: read as they come, their times taken then.
- * A module whose sections cannot be read is said and skipped.
+ * A module whose sections cannot be read (that uevent is consumed) is said
+ * and skipped; the socket failing ends the recording.
  */
 static int drain_uevents(struct recorder *r)
 {
@@ -251,13 +252,14 @@ static int drain_uevents(struct recorder *r)
 		ret = secmap_uevent_watch_next(r->uevents, &ev);
 		if (ret == -EAGAIN)
 			return 0;
-		if (ret == -ENOMEM)
-			return ret;
-		if (ret) {
+		if (ret == -EACCES || ret == -EPERM || ret == -EPROTO || ret == -ENAMETOOLONG ||
+		    ret == -EIO) {
 			fprintf(stderr, "Warning: a module load not recorded: %s\n",
 				secmap_strerror(ret));
 			continue;
 		}
+		if (ret)
+			return ret;
 		ret = record_event(r, ev);
 		secmap_event_free(ev);
 		if (ret)
