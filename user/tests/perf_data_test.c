@@ -1651,6 +1651,63 @@ TEST(kernel_code_and_maps)
 }
 
 /*
+ * perf's map of a module the recording has says nothing more: the
+ * recording's maps of it say where it is, and an address in none of them
+ * is not its (perf's span, from /proc/modules' base and size, may cover
+ * another module's memory, its freed init on 6.4 and later). A module the
+ * recording lacks still gets perf's name.
+ */
+TEST(kernel_maps_yield_to_the_recording)
+{
+	SECMAP_OPTS(secmap_record, rec, .type = SECMAP_REC_RESYNC, .reason = SECMAP_RESYNC_START,
+		    .source = SECMAP_SOURCE_NETLINK, .nr_maps = 1, .nr_modules = 1);
+	struct resolver_args args = { .no_ko = true, .quiet = true };
+	struct secmap_writer *wr;
+	struct walk_files files;
+	struct bytes d = { 0 }, f;
+	struct sample_walk *w;
+	const struct secmap_sample *smp;
+	int fd, ret, n = 0;
+
+	strcpy(files.rec, "/tmp/perf_data_test.rec.XXXXXX");
+	fd = mkstemp(files.rec);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, secmap_writer_new(fd, 0, &wr));
+	ASSERT_EQ(0, secmap_writer_add(wr, &rec));
+	rec = (struct secmap_record){ .sz = sizeof(rec), .type = SECMAP_REC_SEC_MAP,
+				      .pid = SECMAP_PID_HOST_KERNEL, .module = "foo_bar",
+				      .section = ".text", .start = 0xffffffffc0200000ull,
+				      .len = 0x100, .flags = SECMAP_MAP_F_EXEC | SECMAP_MAP_F_SNAPSHOT };
+	ASSERT_EQ(0, secmap_writer_add(wr, &rec));
+	ASSERT_EQ(0, secmap_writer_free(wr));
+	close(fd);
+	put_mmap2(&d, -1, 0xffffffffc0100000ull, 0x1000,
+		  "/lib/modules/6.1.0/kernel/net/foo-bar.ko.xz", 0);
+	put_mmap2(&d, -1, 0xffffffffc0300000ull, 0x1000, "/lib/modules/6.1.0/other.ko", 0);
+	put_kernel_sample_at(&d, 0xffffffffc0100010ull, 1500);
+	put_kernel_sample_at(&d, 0xffffffffc0300010ull, 1500);
+	f = make_file(&simple_ev, 1, &d);
+	snprintf(files.data, sizeof(files.data), "%s", write_file(&f));
+	free(f.p);
+	args.input = files.data;
+	args.map = files.rec;
+	ASSERT_EQ(0, sample_walk_open(&args, 0, &w));
+	while ((ret = sample_walk_next(w, &smp)) == 1) {
+		if (n++ == 0) {
+			EXPECT_STREQ("[unknown]", smp->frame->dso);
+			EXPECT_EQ(NULL, smp->frame->module);
+		} else {
+			EXPECT_STREQ("[other]", smp->frame->dso);
+			EXPECT_STREQ("other", smp->frame->module);
+		}
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(2, n);
+	close_walk(&files, w);
+	free(d.p);
+}
+
+/*
  * User frames named by the functions of the file mapped there, found by
  * the offset in the file, as nm and readelf place them; C++ names shown
  * as perf shows them; no name where the file has no function.

@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "session.h"
@@ -81,6 +83,44 @@ int walk_add_kernel_map(struct secmap_session *w, const struct secmap_perf_recor
 	return walk_add_map(t, rec, dso, false);
 }
 
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const char *const *)a, y = (uintptr_t)*(const char *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Whether the recording has module @name (interned): then its maps say
+ * where that module is, and an address in none of them is not its, though
+ * perf's map of it, from its base and size, spans the address (on 6.4 and
+ * later the span may cover another module's memory, its freed init).
+ */
+static int recording_knows(struct secmap_session *w, const char *name, bool *known)
+{
+	SECMAP_OPTS(secmap_resolver_module, mod);
+	size_t i, n = w->res ? secmap_resolver_nr_modules(w->res) : 0;
+
+	if (!w->known_modules_built) {
+		w->known_modules = n ? calloc(n, sizeof(*w->known_modules)) : NULL;
+		if (n && !w->known_modules)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			if (secmap_resolver_module(w->res, i, &mod) || !mod.name)
+				continue;
+			w->known_modules[w->nr_known_modules] = walk_intern(&w->strings, mod.name);
+			if (!w->known_modules[w->nr_known_modules])
+				return -ENOMEM;
+			w->nr_known_modules++;
+		}
+		qsort(w->known_modules, w->nr_known_modules, sizeof(*w->known_modules), cmp_ptr);
+		w->known_modules_built = true;
+	}
+	*known = w->nr_known_modules && bsearch(&name, w->known_modules, w->nr_known_modules,
+						sizeof(*w->known_modules), cmp_ptr);
+	return 0;
+}
+
 int walk_kernel_fallback(struct secmap_session *w, uint64_t ip, uint64_t time,
 			 struct secmap_frame *f)
 {
@@ -101,11 +141,10 @@ int walk_kernel_fallback(struct secmap_session *w, uint64_t ip, uint64_t time,
 	m = t ? walk_find_map(t, ip, time) : NULL;
 	if (!m)
 		return 0;
-	f->dso = m->path;
-	f->map_start = m->start;
-	f->map_end = m->end;
 	if (!strcmp(m->path, "[kernel.kallsyms]")) {
-		f->module = m->path;
+		f->dso = f->module = m->path;
+		f->map_start = m->start;
+		f->map_end = m->end;
 		return 0;
 	}
 	/*
@@ -116,10 +155,16 @@ int walk_kernel_fallback(struct secmap_session *w, uint64_t ip, uint64_t time,
 		n = strlen(m->path);
 		snprintf(name, sizeof(name), "%.*s", (int)(n > 2 ? n - 2 : 0), m->path + 1);
 		w->last_fallback_module = walk_intern(&w->strings, name);
-		if (!w->last_fallback_module)
+		if (!w->last_fallback_module ||
+		    recording_knows(w, w->last_fallback_module, &w->last_fallback_known))
 			return -ENOMEM;
 		w->last_fallback_dso = m->path;
 	}
+	if (w->last_fallback_known)
+		return 0;	/* the recording's maps of it hold no such address: unknown */
+	f->dso = m->path;
 	f->module = w->last_fallback_module;
+	f->map_start = m->start;
+	f->map_end = m->end;
 	return 0;
 }

@@ -705,6 +705,7 @@ SECMAP_EXPORT void secmap_session_close(struct secmap_session *w)
 	secmap_perf_data_close(w->pd);
 	free(w->input);
 	free(w->events);
+	free(w->known_modules);
 	libsecmap_user_syms_free(&w->user_syms);
 	walk_free_interned(&w->strings);
 	walk_free_tasks(&w->processes);

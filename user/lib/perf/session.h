@@ -159,6 +159,11 @@ struct secmap_session {
 	/* walk_kernel_fallback(): the last of perf's module maps, and its bare name */
 	const char *last_fallback_dso;
 	const char *last_fallback_module;
+	bool last_fallback_known;	/* that module is the recording's */
+	/* The recording's module names, interned, in pointer order; built on first need. */
+	const char **known_modules;
+	size_t nr_known_modules;
+	bool known_modules_built;
 	/* sample_walk_next(): the last pid and tid looked up, and their tasks (or NULL) */
 	struct task *last_task;
 	const struct task *last_thread;
