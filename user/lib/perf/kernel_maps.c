@@ -113,7 +113,10 @@ static int recording_knows(struct secmap_session *w, const char *name, bool *kno
 				return -ENOMEM;
 			w->nr_known_modules++;
 		}
-		qsort(w->known_modules, w->nr_known_modules, sizeof(*w->known_modules), cmp_ptr);
+		/* qsort() and bsearch() take no NULL, even for no elements. */
+		if (w->nr_known_modules)
+			qsort(w->known_modules, w->nr_known_modules, sizeof(*w->known_modules),
+			      cmp_ptr);
 		w->known_modules_built = true;
 	}
 	*known = w->nr_known_modules && bsearch(&name, w->known_modules, w->nr_known_modules,
