@@ -317,10 +317,11 @@ for w in want:
     check(f"{w[0]:6} {w[1]:14}: >= 99% of {st['n']} samples on the right function",
           st["ok"] >= GOAL * st["n"], "\n".join(st["wrong"]))
 # Without secmap.ko (record --source uevent): the same samples, resolved
-# from uevents and sysfs. Never a wrong function or module: right, or [unknown]
-# where that backend cannot know (init code, and a load until its init
-# is done); right wherever it knows: the life loaded before the
-# recording (its snapshot), and exit code, which runs long after init.
+# from uevents, sysfs and perf's module_load tracepoint. Never a wrong
+# function or module: right, or [unknown] where that backend cannot know
+# (what ran while a load's parameters were parsed, before the
+# tracepoint); right wherever it knows: the life loaded before the
+# recording (its snapshot), init code, and exit code.
 def uevent_score(text):
     out = {}
     for t, frames in script_samples(text):
@@ -363,8 +364,14 @@ if uev_script is not None:
     wrong = [w for us in uev.values() for w in us["wrong"]]
     check(f"uevent backend: no sample of {MOD} on a wrong function ({len(wrong)})", not wrong,
           "\n".join(wrong[:10]))
+    # With perf's module_load tracepoint (the note says so), a load is
+    # known from just before its init: init code is right too.
+    load_trace = "module_load tracepoint" in uev_script.stderr
+    check("uevent backend: loads known from the module_load tracepoint", load_trace,
+          uev_script.stderr)
     for w in want:
-        if not (w[0] == "before" or w[1] == ".exit.text"):
+        if not (w[0] == "before" or w[1] == ".exit.text" or
+                (load_trace and w[1] == ".init.text")):
             continue
         us = uev.get(w, {"n": 0, "ok": 0})
         if stats.get(w, {"n": 0})["n"] < 20:

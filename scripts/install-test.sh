@@ -51,13 +51,15 @@ check "soname libsecmap.so.1" sh -c \
 	"readelf -d '$p/lib/libsecmap.so.1' | grep -q 'SONAME.*\[libsecmap.so.1\]'"
 check "secmap_snapshot_from_sysfs@@LIBSECMAP_1.0 exported" sh -c \
 	"readelf --dyn-syms -W '$p/lib/libsecmap.so.1' | grep -q 'secmap_snapshot_from_sysfs@@LIBSECMAP_1.0'"
-check "version nodes LIBSECMAP_1.0, 1.1 and 1.2, no other" sh -c \
+check "version nodes LIBSECMAP_1.0 to 1.3, no other" sh -c \
 	"test \"\$(readelf --dyn-syms -W '$p/lib/libsecmap.so.1' | grep -o '@@LIBSECMAP_[0-9.]*' |
-		sort -u | tr '\n' ' ')\" = '@@LIBSECMAP_1.0 @@LIBSECMAP_1.1 @@LIBSECMAP_1.2 '"
+		sort -u | tr '\n' ' ')\" = '@@LIBSECMAP_1.0 @@LIBSECMAP_1.1 @@LIBSECMAP_1.2 @@LIBSECMAP_1.3 '"
 check "secmap_perf_data_header@@LIBSECMAP_1.1: a function added after 1.0 in a node of its own" sh -c \
 	"readelf --dyn-syms -W '$p/lib/libsecmap.so.1' | grep -q 'secmap_perf_data_header@@LIBSECMAP_1.1'"
 check "secmap_uevent_watch_open@@LIBSECMAP_1.2: the uevent backend in the next node" sh -c \
 	"readelf --dyn-syms -W '$p/lib/libsecmap.so.1' | grep -q 'secmap_uevent_watch_open@@LIBSECMAP_1.2'"
+check "secmap_uevent_watch_load_times@@LIBSECMAP_1.3: added to the uevent backend in a node of its own" sh -c \
+	"readelf --dyn-syms -W '$p/lib/libsecmap.so.1' | grep -q 'secmap_uevent_watch_load_times@@LIBSECMAP_1.3'"
 check "installed secmap --version" sh -c "'$p/sbin/secmap' --version | grep -q '^secmap v'"
 
 # A consumer built only against the installed files.

@@ -34,7 +34,7 @@
 
 #define SECMAP_FILE_MAGIC	"SECMAPv1"	/* 8 bytes, no NUL */
 #define SECMAP_FILE_MAJOR	1
-#define SECMAP_FILE_MINOR	1
+#define SECMAP_FILE_MINOR	2
 
 /*
  * The perf.data feature bit earlier versions of `secmap inject` stored the
@@ -124,6 +124,13 @@ enum secmap_file_flags {
 	 * (minor 1; a reader of minor 0 reads the file, without knowing that)
 	 */
 	SECMAP_FILE_F_UEVENT = 1 << 1,
+	/*
+	 * With UEVENT: perf's module:module_load tracepoint was read too. A
+	 * load it saw is a SEC_MAP at its time (before init), init sections
+	 * flagged INIT only, and an UNMAP of INIT at the ADD; a load it did not
+	 * see is as UEVENT says (minor 2)
+	 */
+	SECMAP_FILE_F_LOAD_TRACE = 1 << 2,
 };
 
 struct secmap_file_header {

@@ -508,7 +508,7 @@ static void summary(const struct recorder *r, uint64_t bytes)
 static int start_uevents(struct recorder *r, int fd)
 {
 	struct secmap_snapshot *snap = NULL;
-	int err;
+	int load_trace, err;
 
 	err = secmap_uevent_watch_open(NULL, &r->uevents);
 	if (err)
@@ -525,7 +525,13 @@ static int start_uevents(struct recorder *r, int fd)
 	if (!secmap_uevent_watch_exact_times(r->uevents))
 		fprintf(stderr, "Warning: cannot read perf's clock (no perf events here): module "
 			"load and unload times are CLOCK_MONOTONIC's, perf's samples' are not\n");
-	err = secmap_writer_new(fd, SECMAP_FILE_F_UEVENT, &r->w);
+	load_trace = secmap_uevent_watch_load_times(r->uevents);
+	if (load_trace < 0 && secmap_uevent_watch_exact_times(r->uevents))
+		fprintf(stderr, "Warning: cannot read perf's module_load tracepoint (%s): loads are "
+			"known once their init has finished, their init sections not at all\n",
+			secmap_strerror(load_trace));
+	err = secmap_writer_new(fd, SECMAP_FILE_F_UEVENT |
+				(load_trace == 1 ? SECMAP_FILE_F_LOAD_TRACE : 0), &r->w);
 	if (!err)
 		err = write_kernel(r, secmap_snapshot_time_local_ns(snap),
 				   secmap_snapshot_time_mono_ns(snap));
@@ -556,8 +562,7 @@ static int record_start(struct recorder *r, int fd)
 		}
 		why = module_refused_reason();
 		fprintf(stderr, "Warning: secmap module not loaded%s%s%s: module loads come from "
-			"uevents, known once their init has finished (init sections unknown)\n",
-			why ? " (" : "", why ? why : "", why ? ")" : "");
+			"uevents\n", why ? " (" : "", why ? why : "", why ? ")" : "");
 	}
 	err = start_uevents(r, fd);
 	if (err != -ENOENT && err != -EAFNOSUPPORT && err != -EPERM && err != -EACCES)

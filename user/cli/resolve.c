@@ -161,7 +161,12 @@ static void recording_fidelity_note(const struct secmap_resolver *res, const cha
 {
 	if (!secmap_resolver_nr_modules(res))
 		return;
-	if (flags & SECMAP_FILE_F_UEVENT)
+	if ((flags & SECMAP_FILE_F_UEVENT) && (flags & SECMAP_FILE_F_LOAD_TRACE))
+		fprintf(stderr, "Note: %s was recorded without the secmap module, from uevents and "
+			"the module_load tracepoint: a module loaded while recording is known from "
+			"just before its init ran (what ran while its parameters were parsed is "
+			"[unknown])\n", text_safe(path));
+	else if (flags & SECMAP_FILE_F_UEVENT)
 		fprintf(stderr, "Note: %s was recorded without the secmap module, from uevents: a "
 			"module loaded while recording is known from the end of its init on (its "
 			"init code and what ran before are [unknown])\n", text_safe(path));

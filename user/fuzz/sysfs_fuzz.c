@@ -6,7 +6,9 @@
  * each), the notes file and the taint file; every module /proc/modules
  * names (up to three, names usable as file names) gets those files.
  * The whole input is also a uevent datagram, taken as the uevent watch
- * takes one the kernel sent, over the same tree: its module's add reads it.
+ * takes one the kernel sent, over the same tree: its module's add reads it;
+ * and module_load's format file and one of its perf samples, as the
+ * load trace reads them.
  *
  *   make -C user fuzz [FUZZ_SECONDS=N]
  */
@@ -155,6 +157,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sum += strlen(secmap_module_name(mod)) + secmap_module_section_count(mod);
 			secmap_event_free(ev);
 		}
+	}
+	{
+		char name[LIBSECMAP_UEVENT_NAME_MAX], *text = malloc(size + 1);
+		uint32_t offset = 12;
+		uint64_t id, time;
+
+		if (text) {
+			memcpy(text, data, size);
+			text[size] = '\0';
+			if (!libsecmap_load_trace_parse_format(text, &id, &offset))
+				sum += id + offset;
+			free(text);
+		}
+		if (!libsecmap_load_trace_parse_sample(data, size, size ? data[0] % 64 : 12, &time,
+						       name))
+			sum += strlen(name) + time;
 	}
 	sink = sum;
 	snprintf(path, sizeof(path), "%s/proc", root);

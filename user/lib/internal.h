@@ -453,15 +453,29 @@ int libsecmap_snapshot_add_module(struct secmap_snapshot *snap, struct secmap_mo
 int libsecmap_sysfs_read_module(const char *root, const char *name, struct secmap_module *mod,
 				struct libsecmap_pool *pool);
 /*
+ * A perf event and its ring buffer (kernel/perf_ring.c): open() maps
+ * @pages data pages (a power of two); next() copies the oldest record
+ * not yet read into @buf and returns its size, skipping records larger
+ * than @size, or returns 0 when none is left.
+ */
+struct libsecmap_perf_ring {
+	int fd;
+	void *base;
+	size_t len, page;
+};
+struct perf_event_attr;
+int libsecmap_perf_ring_open(struct libsecmap_perf_ring *r, struct perf_event_attr *attr,
+			     int pid, int cpu, unsigned int pages);
+int libsecmap_perf_ring_next(struct libsecmap_perf_ring *r, void *buf, size_t size);
+void libsecmap_perf_ring_close(struct libsecmap_perf_ring *r);
+/*
  * perf's clock (local_clock(), a perf.data's time stamps) from user space
  * (kernel/perf_clock.c): open, then now() for a pair of stamps, perf's
  * and CLOCK_MONOTONIC's, taken together. now() always sets *@mono_ns; an
  * error (-ENODEV: not open, -ENODATA: no record came) leaves *@local_ns 0.
  */
 struct libsecmap_perf_clock {
-	int fd;
-	void *ring;
-	size_t ring_len, page;
+	struct libsecmap_perf_ring ring;
 };
 int libsecmap_perf_clock_open(struct libsecmap_perf_clock *c);
 int libsecmap_perf_clock_now(struct libsecmap_perf_clock *c, uint64_t *local_ns,
@@ -476,6 +490,38 @@ void libsecmap_perf_clock_close(struct libsecmap_perf_clock *c);
  */
 int libsecmap_uevent_parse(const char *buf, size_t len, bool *add,
 			   char name[LIBSECMAP_UEVENT_NAME_MAX]);
+/*
+ * When loads reached perf's module:module_load tracepoint, before their
+ * init (kernel/load_trace.c). open(): -errno when tracefs or a perf event
+ * is refused. take(): the time (perf's clock) of @name's latest load at
+ * or before @not_after, which is then forgotten with any earlier one of
+ * the name; -ENOENT if none was seen (its record lost, or its CPU not
+ * watched). The parsers and note() are apart for tests: parse_format() reads the
+ * event's format file (its ID, the offset of its name's __data_loc),
+ * parse_sample() one PERF_RECORD_SAMPLE of TIME and RAW (-EAGAIN for
+ * another record type, -EPROTO for one that does not hold a name).
+ */
+#define LIBSECMAP_LOAD_SEEN 64
+struct libsecmap_load_seen {
+	char name[LIBSECMAP_UEVENT_NAME_MAX];
+	uint64_t time;		/* 0: a free slot */
+};
+struct libsecmap_load_trace {
+	struct libsecmap_perf_ring *rings;
+	size_t nr_rings;
+	uint32_t name_offset;
+	struct libsecmap_load_seen seen[LIBSECMAP_LOAD_SEEN];
+	size_t next_seen;
+};
+int libsecmap_load_trace_open(struct libsecmap_load_trace *t);
+int libsecmap_load_trace_take(struct libsecmap_load_trace *t, const char *name,
+			      uint64_t not_after, uint64_t *time);
+void libsecmap_load_trace_close(struct libsecmap_load_trace *t);
+/* What drain does with each record: @name's load at @time, remembered. */
+void libsecmap_load_trace_note(struct libsecmap_load_trace *t, const char *name, uint64_t time);
+int libsecmap_load_trace_parse_format(const char *text, uint64_t *id, uint32_t *name_offset);
+int libsecmap_load_trace_parse_sample(const void *rec, size_t len, uint32_t name_offset,
+				      uint64_t *time, char name[LIBSECMAP_UEVENT_NAME_MAX]);
 /*
  * What secmap_uevent_watch_next() does with a datagram the kernel sent:
  * 0 and *@event, -EAGAIN when it makes no event (another uevent, a

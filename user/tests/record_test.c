@@ -125,7 +125,7 @@ TEST(writer_layout)
 
 	ASSERT_EQ(0, memcmp(buf, "SECMAPv1", 8));
 	EXPECT_EQ(1, le(buf + 8, 2));	/* major */
-	EXPECT_EQ(1, le(buf + 10, 2));	/* minor: 1 added the UEVENT file flag */
+	EXPECT_EQ(2, le(buf + 10, 2));	/* minor: 1 added the UEVENT file flag, 2 LOAD_TRACE */
 	EXPECT_EQ(64, le(buf + 12, 4));	/* header_size */
 	/* KERNEL: 48 fixed + "6.12.0-test" (11+1 -> 16) + "_text" (8) + build-id (24). */
 	off = 64;

@@ -21,6 +21,8 @@
 
 #include "kselftest_harness.h"
 
+#include <linux/perf_event.h>
+
 #include "internal.h"
 
 static const uint8_t build_id[20] = {
@@ -494,6 +496,132 @@ TEST(uevent_parse_others_and_malformed)
 	EXPECT_EQ(1, libsecmap_uevent_parse(buf, len, &add, name));
 }
 
+/* module_load's format file as 6.1 to 7.x write it. */
+static const char load_format[] =
+	"name: module_load\n"
+	"ID: 512\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:unsigned int taints;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%s %s\", __get_str(name), __print_flags(REC->taints, \"\", ...)\n";
+
+TEST(load_trace_format)
+{
+	char text[sizeof(load_format) + 32];
+	uint32_t off = 0;
+	uint64_t id = 0;
+
+	ASSERT_EQ(0, libsecmap_load_trace_parse_format(load_format, &id, &off));
+	EXPECT_EQ(512U, id);
+	EXPECT_EQ(12U, off);
+	/* No ID, no name, a name that is not a __data_loc of 4 bytes: not this event. */
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_format(strstr(load_format, "format:"), &id,
+							     &off));
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_format("name: module_load\nID: 7\n", &id,
+							     &off));
+	strcpy(text, load_format);
+	memcpy(strstr(text, "size:4;\tsigned:0;\n\nprint") - 0, "size:8", 6);
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_format(text, &id, &off));
+	strcpy(text, load_format);
+	memcpy(strstr(text, "__data_loc"), "__rel_loc ", 10);
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_format(text, &id, &off));
+	strcpy(text, load_format);
+	memcpy(strstr(text, "ID: 512"), "ID: x12", 7);
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_format(text, &id, &off));
+}
+
+/* A PERF_RECORD_SAMPLE of TIME and RAW: module_load's raw data holds @name at @loc. */
+static size_t load_sample(uint8_t *rec, uint64_t time, const char *name, uint32_t loc)
+{
+	uint32_t n = (uint32_t)strlen(name) + 1, raw_size = 16 + n, pad = (8 - (4 + raw_size) % 8) % 8;
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
+	uint8_t *raw = rec + sizeof(h) + 8 + 4;
+
+	raw_size += pad;
+	h.size = (uint16_t)(sizeof(h) + 8 + 4 + raw_size);
+	memset(rec, 0, h.size);
+	memcpy(rec, &h, sizeof(h));
+	memcpy(rec + sizeof(h), &time, 8);
+	memcpy(rec + sizeof(h) + 8, &raw_size, 4);
+	if (!loc)
+		loc = 16 | n << 16;
+	memcpy(raw + 12, &loc, 4);
+	memcpy(raw + 16, name, n);
+	return h.size;
+}
+
+TEST(load_trace_sample)
+{
+	char name[LIBSECMAP_UEVENT_NAME_MAX], longname[80];
+	uint8_t rec[256];
+	uint64_t time = 0;
+	size_t len;
+
+	len = load_sample(rec, 123456789, "secmap_test_burn", 0);
+	ASSERT_EQ(0, libsecmap_load_trace_parse_sample(rec, len, 12, &time, name));
+	EXPECT_EQ(123456789U, time);
+	EXPECT_STREQ("secmap_test_burn", name);
+	/* Cut short, or the size in the header not the record's. */
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, 16, 12, &time, name));
+	EXPECT_EQ(-EAGAIN, libsecmap_load_trace_parse_sample(rec, len - 8, 12, &time, name));
+	/* The name's place past the raw data, or its __data_loc past it. */
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 4000, &time, name));
+	len = load_sample(rec, 1, "dummy", 200 | 6 << 16);
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &time, name));
+	len = load_sample(rec, 1, "dummy", 16 | 0 << 16);
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &time, name));
+	/* No NUL within the string's length, or an empty name. */
+	len = load_sample(rec, 1, "dummy", 16 | 3 << 16);
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &time, name));
+	len = load_sample(rec, 1, "", 0);
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &time, name));
+	/* Longer than a module's name may be. */
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	len = load_sample(rec, 1, longname, 0);
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &time, name));
+	/* Another record type (PERF_RECORD_LOST) is no load. */
+	len = load_sample(rec, 1, "dummy", 0);
+	((struct perf_event_header *)rec)->type = PERF_RECORD_LOST;
+	EXPECT_EQ(-EAGAIN, libsecmap_load_trace_parse_sample(rec, len, 12, &time, name));
+}
+
+/* Each ADD takes its module's latest load before it; earlier ones (failed inits) go with it. */
+TEST(load_trace_take)
+{
+	struct libsecmap_load_trace t;
+	uint64_t time;
+	int i;
+
+	memset(&t, 0, sizeof(t));
+	EXPECT_EQ(-ENOENT, libsecmap_load_trace_take(&t, "a", 1000, &time));
+	libsecmap_load_trace_note(&t, "a", 100);
+	libsecmap_load_trace_note(&t, "b", 150);
+	libsecmap_load_trace_note(&t, "a", 200);
+	libsecmap_load_trace_note(&t, "a", 300);
+	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "a", 250, &time));
+	EXPECT_EQ(200U, time);
+	EXPECT_EQ(-ENOENT, libsecmap_load_trace_take(&t, "a", 250, &time));
+	EXPECT_EQ(0U, time);
+	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "a", 400, &time));
+	EXPECT_EQ(300U, time);
+	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "b", 400, &time));
+	EXPECT_EQ(150U, time);
+	/* A full table forgets its oldest. */
+	for (i = 1; i <= LIBSECMAP_LOAD_SEEN + 1; i++)
+		libsecmap_load_trace_note(&t, i == 1 ? "old" : "x", (uint64_t)i);
+	EXPECT_EQ(-ENOENT, libsecmap_load_trace_take(&t, "old", 1000, &time));
+	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "x", 1000, &time));
+	EXPECT_EQ((uint64_t)LIBSECMAP_LOAD_SEEN + 1, time);
+	libsecmap_load_trace_close(&t);
+}
+
 /* Where a uevent of a live module is taken, its init sections are gone already. */
 TEST_F(sysfs, uevent_snapshot_and_events)
 {
@@ -508,6 +636,8 @@ TEST_F(sysfs, uevent_snapshot_and_events)
 	/* The full symbol table lives in the init part too (layout_symtab()). */
 	ASSERT_EQ(0, puts_(self->root, "sys/module/dummy/sections/.symtab", "0xffffffffc0568100\n"));
 	ASSERT_EQ(0, secmap_uevent_watch_open(self->root, &w));
+	/* A fake sysfs has no tracepoint: loads are known from their ADD. */
+	EXPECT_GT(0, secmap_uevent_watch_load_times(w));
 	ASSERT_EQ(0, secmap_uevent_watch_snapshot(w, &self->snap));
 	EXPECT_NE(0U, secmap_snapshot_time_mono_ns(self->snap));
 	EXPECT_NE(0U, secmap_snapshot_time_local_ns(self->snap));

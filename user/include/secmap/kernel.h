@@ -140,7 +140,12 @@ void secmap_family_watch_close(struct secmap_family_watch *watch);
  * secmap_client's types. The kernel announces a module (KOBJ_ADD) once
  * its init has finished: its NEW event holds the sections
  * /sys/module/NAME/sections shows, read then, the init ones flagged
- * SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED; KOBJ_REMOVE is a GONE
+ * SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED. Where perf's
+ * module:module_load tracepoint may be read as well
+ * (secmap_uevent_watch_load_times() is 1; -errno says why not: tracefs,
+ * a perf event on every CPU), a load it saw is a NEW event at the tracepoint's time, before
+ * its init ran, with its init sections flagged SECMAP_SECTION_F_INIT
+ * only, then a LIVE event at the ADD's. KOBJ_REMOVE is a GONE
  * event with the build-id last seen for that name. seq is the uevent's
  * SEQNUM. Times are perf's clock (local_clock(), a perf.data's) read
  * when the uevent is taken, if this process may open a perf event
@@ -162,6 +167,7 @@ int secmap_uevent_watch_next(struct secmap_uevent_watch *watch, struct secmap_ev
 int secmap_uevent_watch_snapshot(struct secmap_uevent_watch *watch,
 				 struct secmap_snapshot **snapshot);
 int secmap_uevent_watch_exact_times(const struct secmap_uevent_watch *watch);
+int secmap_uevent_watch_load_times(const struct secmap_uevent_watch *watch);
 uint64_t secmap_uevent_watch_missed(const struct secmap_uevent_watch *watch);
 void secmap_uevent_watch_close(struct secmap_uevent_watch *watch);
 

@@ -11,9 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <linux/perf_event.h>
 
@@ -34,35 +32,13 @@ int libsecmap_perf_clock_open(struct libsecmap_perf_clock *c)
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
-	long page = sysconf(_SC_PAGESIZE);
-	int fd, err;
 
-	c->fd = -1;
-	c->ring = NULL;
-	c->page = (size_t)page;
-	c->ring_len = (size_t)page * (1 + CLOCK_RING_PAGES);
-	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	c->ring = mmap(NULL, c->ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (c->ring == MAP_FAILED) {
-		err = -errno;
-		c->ring = NULL;
-		close(fd);
-		return err;
-	}
-	c->fd = fd;
-	return 0;
+	return libsecmap_perf_ring_open(&c->ring, &attr, 0, -1, CLOCK_RING_PAGES);
 }
 
 void libsecmap_perf_clock_close(struct libsecmap_perf_clock *c)
 {
-	if (c->ring)
-		munmap(c->ring, c->ring_len);
-	if (c->fd >= 0)
-		close(c->fd);
-	c->ring = NULL;
-	c->fd = -1;
+	libsecmap_perf_ring_close(&c->ring);
 }
 
 /*
@@ -71,36 +47,19 @@ void libsecmap_perf_clock_close(struct libsecmap_perf_clock *c)
  */
 static uint64_t ring_stamp(struct libsecmap_perf_clock *c, uint64_t addr)
 {
-	struct perf_event_mmap_page *pg = c->ring;
-	const uint8_t *data = (const uint8_t *)c->ring + c->page;
-	uint64_t size = c->ring_len - c->page, head, tail, stamp = 0;
-	uint8_t rec[256];
+	uint64_t rec[32], stamp = 0, at;
+	struct perf_event_header h;
+	int n;
 
-	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	tail = pg->data_tail;
-	while (head - tail >= sizeof(struct perf_event_header)) {
-		struct perf_event_header h;
-		uint64_t i;
-
-		for (i = 0; i < sizeof(h); i++)
-			((uint8_t *)&h)[i] = data[(tail + i) & (size - 1)];
-		if (h.size < sizeof(h) || h.size > head - tail)
-			break;	/* not a record: give up on what is left */
-		if (h.type == PERF_RECORD_MMAP && h.size <= sizeof(rec) &&
-		    h.size >= sizeof(h) + 16 + 8) {
-			uint64_t at, t;
-
-			for (i = 0; i < h.size; i++)
-				rec[i] = data[(tail + i) & (size - 1)];
-			/* pid, tid, then addr; the sample_id (the time) ends the record. */
-			memcpy(&at, rec + sizeof(h) + 8, sizeof(at));
-			memcpy(&t, rec + h.size - 8, sizeof(t));
-			if (at == addr)
-				stamp = t;
-		}
-		tail += h.size;
+	while ((n = libsecmap_perf_ring_next(&c->ring, rec, sizeof(rec))) > 0) {
+		memcpy(&h, rec, sizeof(h));
+		/* pid, tid, then addr; the sample_id (the time) ends the record. */
+		if (h.type != PERF_RECORD_MMAP || (size_t)n < sizeof(h) + 16 + 8)
+			continue;
+		memcpy(&at, (uint8_t *)rec + sizeof(h) + 8, sizeof(at));
+		if (at == addr)
+			memcpy(&stamp, (uint8_t *)rec + n - 8, sizeof(stamp));
 	}
-	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
 	return stamp;
 }
 
@@ -113,12 +72,12 @@ int libsecmap_perf_clock_now(struct libsecmap_perf_clock *c, uint64_t *local_ns,
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	*mono_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	*local_ns = 0;
-	if (!c->ring)
+	if (!c->ring.base)
 		return -ENODEV;
-	p = mmap(NULL, c->page, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, c->ring.page, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	*local_ns = ring_stamp(c, (uint64_t)(uintptr_t)p);
-	munmap(p, c->page);
+	munmap(p, c->ring.page);
 	return *local_ns ? 0 : -ENODATA;
 }

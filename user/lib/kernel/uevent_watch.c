@@ -5,11 +5,13 @@
  * and /sys/module/NAME/sections read as soon as the ADD arrives. Each is
  * turned into an event as secmap.ko would send it, so that a recorder or
  * a live resolver takes them the same way; what is lost against
- * secmap.ko is said in the events: a load is known from the end of its
- * init, and its init sections are marked freed.
+ * secmap.ko is said in the events. Where perf's module_load tracepoint
+ * may be read (load_trace.c), a load is known from just before its init
+ * ran: its NEW event moves back to then, init sections included, and a
+ * LIVE event at the ADD frees those. Otherwise it is known from the end
+ * of its init, and its init sections are marked freed.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,9 @@ struct secmap_uevent_watch {
 	char *root;			/* sysfs's, "" for the live system */
 	struct libsecmap_perf_clock clock;
 	bool exact;			/* perf's clock was read */
+	int load_times;			/* 1: module_load's records may be read; -errno: why not */
+	struct libsecmap_load_trace trace;
+	struct secmap_event *pending;	/* the LIVE event that follows a NEW one */
 	uint64_t missed;		/* ADDs whose module was gone before it was read */
 	/* What each module loaded was, by name: a GONE event names its build-id. */
 	struct known_module *known;
@@ -145,13 +150,18 @@ static bool in_init_part(const char *name)
 	return !strncmp(name, ".init", 5) || !strcmp(name, ".symtab") || !strcmp(name, ".strtab");
 }
 
-static void mark_init_freed(struct secmap_module *mod)
+static void mark_init(struct secmap_module *mod, uint32_t flags)
 {
 	size_t i;
 
 	for (i = 0; i < mod->nr_sections; i++)
 		if (in_init_part(mod->sections[i].name))
-			mod->sections[i].flags |= SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED;
+			mod->sections[i].flags |= flags;
+}
+
+static void mark_init_freed(struct secmap_module *mod)
+{
+	mark_init(mod, SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED);
 }
 
 SECMAP_EXPORT int secmap_uevent_watch_snapshot(struct secmap_uevent_watch *w,
@@ -196,7 +206,7 @@ SECMAP_EXPORT int secmap_uevent_watch_open(const char *root, struct secmap_ueven
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return libsecmap_err(-ENOMEM);
-	w->clock.fd = -1;
+	w->clock.ring.fd = -1;
 	libsecmap_hashmap_init(&w->by_name);
 	w->root = strdup(root ? root : "");
 	if (!w->root) {
@@ -215,6 +225,10 @@ SECMAP_EXPORT int secmap_uevent_watch_open(const char *root, struct secmap_ueven
 	/* Exact times need perf's clock; without it, estimates. */
 	if (!libsecmap_perf_clock_open(&w->clock))
 		w->exact = !libsecmap_perf_clock_now(&w->clock, &local, &mono);
+	/* A test's sysfs under @root has no tracepoint of its own to read. */
+	w->load_times = !w->exact ? -ENODEV : *w->root ? -ENOENT : libsecmap_load_trace_open(&w->trace);
+	if (!w->load_times)
+		w->load_times = 1;
 	*watch = w;
 	return 0;
 fail_errno:
@@ -234,9 +248,56 @@ SECMAP_EXPORT int secmap_uevent_watch_exact_times(const struct secmap_uevent_wat
 	return w && w->exact;
 }
 
+SECMAP_EXPORT int secmap_uevent_watch_load_times(const struct secmap_uevent_watch *w)
+{
+	return w ? w->load_times : -EINVAL;
+}
+
 SECMAP_EXPORT uint64_t secmap_uevent_watch_missed(const struct secmap_uevent_watch *w)
 {
 	return w ? w->missed : 0;
+}
+
+/*
+ * A load the tracepoint saw begin: its NEW event @ev moves back to then,
+ * with its init sections as sysfs shows them (the init part is freed
+ * after the ADD), and a LIVE event at the ADD, queued, frees them. A load
+ * it did not see is known from the ADD on, its init part freed already.
+ */
+static int stamp_load(struct secmap_uevent_watch *w, struct secmap_event *ev)
+{
+	const struct secmap_module *mod = &ev->module;
+	struct secmap_event *live;
+	uint64_t begun;
+
+	if (w->load_times != 1 ||
+	    libsecmap_load_trace_take(&w->trace, mod->name, ev->time_local_ns, &begun)) {
+		mark_init_freed(&ev->module);
+		return 0;
+	}
+	live = calloc(1, sizeof(*live));
+	if (!live)
+		return -ENOMEM;
+	live->type = SECMAP_CMD_MODULE_LIVE_NTF;
+	live->source = SECMAP_SOURCE_SYSFS;
+	live->seq = ev->seq;
+	live->time_local_ns = ev->time_local_ns;
+	live->time_mono_ns = ev->time_mono_ns;
+	live->module.name = libsecmap_pool_strndup(&live->pool, mod->name, strlen(mod->name));
+	if (!live->module.name) {
+		secmap_event_free(live);
+		return -ENOMEM;
+	}
+	live->module.build_id_len = mod->build_id_len;
+	memcpy(live->module.build_id, mod->build_id, mod->build_id_len);
+	mark_init(&ev->module, SECMAP_SECTION_F_INIT);
+	/* CLOCK_MONOTONIC went as far since then as perf's clock did. */
+	ev->time_mono_ns -= ev->time_mono_ns < ev->time_local_ns - begun ?
+			    ev->time_mono_ns : ev->time_local_ns - begun;
+	ev->time_local_ns = begun;
+	secmap_event_free(w->pending);
+	w->pending = live;
+	return 0;
 }
 
 /* The event of a module's add or remove; -ENOENT: added, and gone already. */
@@ -257,10 +318,10 @@ static int module_event(struct secmap_uevent_watch *w, bool add, const char *nam
 	if (add) {
 		ev->type = SECMAP_CMD_MODULE_NEW_NTF;
 		err = libsecmap_sysfs_read_module(w->root, name, &ev->module, &ev->pool);
-		if (!err) {
-			mark_init_freed(&ev->module);
+		if (!err)
 			err = remember(w, &ev->module);
-		}
+		if (!err)
+			err = stamp_load(w, ev);
 	} else {
 		ev->type = SECMAP_CMD_MODULE_GONE_NTF;
 		ev->module.name = libsecmap_pool_strndup(&ev->pool, name, strlen(name));
@@ -342,7 +403,10 @@ SECMAP_EXPORT int secmap_uevent_watch_next(struct secmap_uevent_watch *w,
 
 	if (!w || !event)
 		return libsecmap_err(-EINVAL);
-	*event = NULL;
+	*event = w->pending;
+	w->pending = NULL;
+	if (*event)
+		return 0;
 	for (;;) {
 		iov = (struct iovec){ .iov_base = w->buf, .iov_len = sizeof(w->buf) };
 		msg = (struct msghdr){ .msg_name = &from, .msg_namelen = sizeof(from),
@@ -371,6 +435,8 @@ SECMAP_EXPORT void secmap_uevent_watch_close(struct secmap_uevent_watch *w)
 	if (w->nl)
 		mnl_socket_close(w->nl);
 	libsecmap_perf_clock_close(&w->clock);
+	libsecmap_load_trace_close(&w->trace);
+	secmap_event_free(w->pending);
 	libsecmap_hashmap_free(&w->by_name);
 	free(w->known);
 	free(w->root);
