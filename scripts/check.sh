@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Everything `make check` runs: set-up, then two lanes side by side, one per
 # core (qemu's TCG runs a guest on one). The VM lane builds the module for
-# the debug kernel and boots it: the longest VM, a third of the run. The
-# host lane runs checkpatch, the unit tests (gcc, clang, ASan/UBSan; the
-# threaded ones under TSan), the libFuzzer targets and the install and DKMS
-# tests, then builds and boots the other kernels one at a time. Without a debug kernel in KERNELS, the
-# VM lane takes them all. Each step leaves TAP under build/tap/; the last
-# line is the aggregate "N passed, N failed, N skipped". A failing step
-# does not stop the others, so one run shows every problem.
+# the debug kernel and boots it: the longest VM. The host lane runs
+# checkpatch, the unit tests (gcc, clang, ASan/UBSan; the threaded ones
+# under TSan), the libFuzzer targets and the install and DKMS tests. Then
+# each lane takes the other kernels from one queue, first come first
+# served, so that neither waits while the other has work. Each step leaves
+# TAP under build/tap/; the last line is the aggregate "N passed, N
+# failed, N skipped". A failing step does not stop the others, so one run
+# shows every problem.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,12 +41,20 @@ static_rc=$?
 tap_result guest.tap $static_rc "secmap CLI and selftests for the VMs build"
 [ $static_rc -eq 0 ] || cat "$build/guest/build.log"
 
-# Build and boot each kernel given, in turn; each step writes its own TAP
-# file. Non-zero if a kernel's VM left no results.
+# The queue both lanes take kernels (and the one-off VMs) from: whoever
+# makes the claim's directory first runs it.
+claims=$build/claims
+rm -rf "$claims" && mkdir -p "$claims"
+claim() { mkdir "$claims/$1" 2>/dev/null; }
+
+# Build and boot each kernel given that no other lane has claimed, in
+# turn; each step writes its own TAP file. Non-zero if a kernel's VM left
+# no results.
 vm_lane() {
 	local missing=0
 
 	for k in "$@"; do
+		claim "kernel-$k" || continue
 		step "kernel $k: build"
 		bash scripts/kbuild.sh "$k" "$build/kernels/$k" C=1
 		krc=$?
@@ -66,8 +75,7 @@ vm_lane() {
 		case $k in
 		6.1 | *-debug) ;;
 		*)
-			if [ -z "${sigenforce_ran:-}" ] && [ -e "${SECMAP_CACHE:-/var/cache/secmap}/kernels/$k/kdir" ]; then
-				sigenforce_ran=1
+			if [ -e "${SECMAP_CACHE:-/var/cache/secmap}/kernels/$k/kdir" ] && claim sig-enforce; then
 				step "kernel $k: VM, sig-enforce"
 				bash scripts/vm-run.sh "$k" sig-enforce "$build" ||
 					echo "not ok - $k: vm-run.sh sig-enforce failed" \
@@ -81,8 +89,7 @@ vm_lane() {
 		# The first kernel of a lane without debug options boots locked
 		# down too, in both modes (each boot is a few seconds).
 		case $k in *-debug) continue ;; esac
-		[ -z "${lockdown_ran:-}" ] || continue
-		lockdown_ran=1
+		claim lockdown || continue
 		for m in lockdown-integrity lockdown-confidentiality; do
 			step "kernel $k: VM, $m"
 			bash scripts/vm-run.sh "$k" "$m" "$build" ||
@@ -93,14 +100,15 @@ vm_lane() {
 	done
 	return $missing
 }
-lane_kernels='' host_kernels=''
+# The VM lane starts with the debug kernels, the host lane (once its own
+# work is done) with the others; each then goes on with what is left.
+debug_kernels='' other_kernels=''
 for k in $KERNELS; do
 	case $k in
-	*-debug) lane_kernels="$lane_kernels $k" ;;
-	*) host_kernels="$host_kernels $k" ;;
+	*-debug) debug_kernels="$debug_kernels $k" ;;
+	*) other_kernels="$other_kernels $k" ;;
 	esac
 done
-[ -n "$lane_kernels" ] || { lane_kernels=$host_kernels; host_kernels=''; }
 vm_log=$build/vm-lane.log
 # In the background, its output kept for the end; in a process group of
 # its own (set -m), so that it can be stopped whole with this script
@@ -108,7 +116,7 @@ vm_log=$build/vm-lane.log
 set -m
 {
 	# shellcheck disable=SC2086
-	vm_lane $lane_kernels
+	vm_lane $debug_kernels $other_kernels
 	lane_rc=$?
 	echo "VM lane: $(($(date +%s) - start))s after the start"
 	exit $lane_rc
@@ -167,12 +175,10 @@ bash scripts/dkms-test.sh >"$tapdir/dkms.tap" 2>&1
 tap_result dkms-run.tap $? "dkms-test.sh ran to completion"
 grep -h '^not ok' "$tapdir/install.tap" "$tapdir/dkms.tap" || true
 
-if [ -n "$host_kernels" ]; then
-	step "the other kernels, in the host lane"
-	# shellcheck disable=SC2086
-	vm_lane $host_kernels
-	tap_result host-vms.tap $? "the host lane's VMs ran, with results from each"
-fi
+step "the kernels the VM lane has not taken yet, in the host lane"
+# shellcheck disable=SC2086
+vm_lane $other_kernels $debug_kernels
+tap_result host-vms.tap $? "the host lane's VMs ran, with results from each"
 echo "host lane: $(($(date +%s) - start))s after the start"
 
 step "VM lane (ran beside the host lane)"
@@ -180,6 +186,9 @@ wait "$vm_pid"
 tap_result vm-lane.tap $? "the VM lane ran to its end, with results from every VM"
 trap - INT TERM
 cat "$vm_log"
+for k in $KERNELS; do
+	[ -e "$tapdir/vm-$k.tap" ] || echo "not ok - $k: no lane ran its VM" >>"$tapdir/vm-$k.tap"
+done
 
 step "summary"
 for k in $KERNELS; do
