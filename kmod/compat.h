@@ -117,6 +117,72 @@ static inline unsigned int secmap_compat_regions(const struct module *mod,
 }
 #endif
 
+#if KERNEL_VERSION(5, 17, 0) <= LINUX_VERSION_CODE
+/* Does current have CAP_SYSLOG, asked as vsprintf's %pK asks (no audit record)? */
+static inline bool secmap_compat_syslog_capable_noaudit(void)
+{
+	return has_capability_noaudit(current, CAP_SYSLOG);
+}
+#else
+/*
+ * 5.17 "xfs: don't generate selinux audit messages for capability testing"
+ * exported has_capability_noaudit. Before it: the subjective credentials,
+ * which differ only under override_creds(); marks current PF_SUPERPRIV.
+ */
+static inline bool secmap_compat_syslog_capable_noaudit(void)
+{
+	return ns_capable_noaudit(&init_user_ns, CAP_SYSLOG);
+}
+#endif
+
+#if KERNEL_VERSION(6, 1, 0) > LINUX_VERSION_CODE
+/*
+ * 6.1 "genetlink: add helper for checking required attrs and use it in devlink";
+ * before 6.1 extack cannot name a missing attribute, so say it in words.
+ */
+#define GENL_REQ_ATTR_CHECK(info, attr) ({				\
+	struct genl_info *__info = (info);				\
+	int __missing = !__info->attrs[(attr)];				\
+									\
+	if (__missing)							\
+		GENL_SET_ERR_MSG(__info, "required attribute missing");	\
+	__missing;							\
+})
+#endif
+
+#if KERNEL_VERSION(6, 1, 0) <= LINUX_VERSION_CODE
+/* The core checks a request's reserved header bits and flags (resv_start_op 0). */
+static inline int secmap_compat_check_header(const struct nlmsghdr *nlh,
+					     struct netlink_ext_ack *extack)
+{
+	return 0;
+}
+#else
+/*
+ * 6.1 "genetlink: start to validate reserved header bytes": before it the
+ * core let both through, so refuse them here as it does since.
+ */
+static inline int secmap_compat_check_header(const struct nlmsghdr *nlh,
+					     struct netlink_ext_ack *extack)
+{
+	const struct genlmsghdr *hdr = nlmsg_data(nlh);
+	u16 flags = nlh->nlmsg_flags;
+
+	if (hdr->reserved) {
+		NL_SET_ERR_MSG(extack, "genlmsghdr.reserved field is not 0");
+		return -EINVAL;
+	}
+	/* NLM_F_DUMP is two bits, only meaningful together. */
+	if ((flags & NLM_F_DUMP) == NLM_F_DUMP)
+		flags &= ~NLM_F_DUMP;
+	if (flags & ~(NLM_F_REQUEST | NLM_F_ACK | NLM_F_ECHO)) {
+		NL_SET_ERR_MSG(extack, "ambiguous or reserved bits set in nlmsg_flags");
+		return -EINVAL;
+	}
+	return 0;
+}
+#endif
+
 #if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
 /* 6.6 "genetlink: add genl_info_dump()": dump attributes through a genl_info. */
 static inline struct nlattr **secmap_compat_dump_attrs(struct netlink_callback *cb)

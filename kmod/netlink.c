@@ -5,6 +5,7 @@
  * Commands live in one file each.
  */
 #include "internal.h"
+#include "compat.h"
 
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -46,7 +47,7 @@ bool secmap_addrs_hidden_from_all(void)
 {
 	const struct cred *cred = current_cred();
 
-	if (!has_capability_noaudit(current, CAP_SYSLOG) ||
+	if (!secmap_compat_syslog_capable_noaudit() ||
 	    !uid_eq(cred->euid, cred->uid) || !gid_eq(cred->egid, cred->gid))
 		return false;
 	return secmap_addrs_hidden();
@@ -81,7 +82,7 @@ void secmap_dump_room(struct netlink_callback *cb, size_t msg_len)
  * CAP_SYSLOG; secmap asks the same of the socket's opener, in the initial
  * user namespace, and honours kptr_restrict=2 by refusing everyone.
  *
- * Return: 0, -EOPNOTSUPP or -EPERM.
+ * Return: 0, -EINVAL, -EOPNOTSUPP or -EPERM.
  */
 int secmap_netlink_check_read(const struct sk_buff *skb, const struct nlmsghdr *nlh,
 			      struct netlink_ext_ack *extack)
@@ -109,12 +110,16 @@ int secmap_netlink_check_read(const struct sk_buff *skb, const struct nlmsghdr *
  * Version 0 means the sender did not say; a later version may mean
  * attributes this module would silently misread.
  *
- * Return: 0 or -EOPNOTSUPP.
+ * Return: 0, -EINVAL (reserved header bits or flags set, which the core
+ * refuses itself since 6.1) or -EOPNOTSUPP.
  */
 int secmap_netlink_check_version(const struct nlmsghdr *nlh, struct netlink_ext_ack *extack)
 {
 	const struct genlmsghdr *hdr = nlmsg_data(nlh);
+	int ret = secmap_compat_check_header(nlh, extack);
 
+	if (ret)
+		return ret;
 	if (hdr->version && hdr->version <= SECMAP_GENL_VERSION)
 		return 0;
 	NL_SET_ERR_MSG(extack, "unsupported secmap family version in request");
@@ -170,10 +175,11 @@ struct genl_family secmap_genl_family __ro_after_init = {
 	.mcgrps		= secmap_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(secmap_mcgrps),
 	/*
-	 * Zero: every command is at or above it, so the core checks reserved
-	 * header bits and nlmsg_flags and validates attributes strictly.
+	 * .resv_start_op (6.1+) stays zero: every command is at or above it, so
+	 * the core checks reserved header bits and nlmsg_flags and validates
+	 * attributes strictly. Not named here: kernels before 6.1 lack the
+	 * member and validate attributes strictly by default.
 	 */
-	.resv_start_op	= 0,
 	/* Module addresses are a property of the host, not of a namespace. */
 	.netnsok	= false,
 };
