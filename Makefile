@@ -14,7 +14,7 @@
 #   make fuzz        libFuzzer targets for the parsers, FUZZ_SECONDS (60) each
 SECMAP_CACHE ?= /var/cache/secmap
 # 6.12-debug: 6.12 built with KASAN, lockdep, kmemleak and UBSAN (scripts/debug-kernel.config)
-KERNELS ?= 6.1 6.12 sid 6.12-debug
+KERNELS ?= 5.10 6.1 6.12 sid 6.12-debug
 DEMO_KERNEL ?= 6.12
 BENCH_KERNELS ?= 6.12
 BUILD := $(CURDIR)/build

@@ -4,7 +4,7 @@
 #
 #   scripts/kbuild.sh TAG OUTDIR [extra kbuild args, e.g. C=1]
 #
-# TAG is a kernel prepared by scripts/setup.sh (6.1, 6.12, sid, 6.12-debug). Sources are
+# TAG is a kernel prepared by scripts/setup.sh (5.10, 6.1, 6.12, sid, 6.12-debug). Sources are
 # copied so that kernels can be built side by side without sharing objects;
 # sid's kbuild only runs inside its build root, so there the copy goes into
 # the chroot. Fails on any compiler warning (W=1).

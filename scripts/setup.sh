@@ -32,6 +32,7 @@ HOST_PKGS=(
 	libmnl-dev libelf-dev libdw-dev libiberty-dev libjson-c-dev liblzma-dev libzstd-dev zlib1g-dev libarchive-dev
 	libxxhash-dev hotspot golang-go
 	qemu-system-x86 ovmf sbsigntool busybox-static cpio kmod xz-utils zstd debootstrap
+	curl gpgv debian-archive-keyring
 	python3 python3-yaml python3-docutils perl dkms linux-perf nodejs chromium
 	linux-headers-cloud-amd64 linux-headers-6.12-cloud-amd64
 	linux-source-6.1 linux-source-6.12
@@ -79,6 +80,59 @@ fetch_bookworm_kernel() {
 	ln -sfn "root/lib/modules/$release" "$dir/modules"
 	[ -d "/usr/src/linux-headers-$release" ] || die "headers for $release missing"
 	ln -sfn "/usr/src/linux-headers-$release" "$dir/kdir"
+	echo "$release" >"$dir/release"
+	touch "$dir/ready"
+}
+
+# Debian bullseye's 5.10 (LTS, security archive): the pre-6.4 module
+# layout of the enterprise 5.x kernels. bookworm's apt does not know
+# bullseye, so the index comes from the archive, checked against its
+# signed InRelease with Debian's keyring; each .deb against the index.
+BULLSEYE_MIRROR=${SECMAP_BULLSEYE_MIRROR:-http://deb.debian.org/debian-security}
+fetch_bullseye_kernel() {
+	local tag=$1
+	local dir=$CACHE/kernels/$tag dist=$BULLSEYE_MIRROR/dists/bullseye-security
+	local index_sum abi release pkg file sum
+	[ -f "$dir/ready" ] && return
+	rm -rf "$dir" && mkdir -p "$dir/debs"
+	log "fetching Debian bullseye's 5.10 cloud kernel from $BULLSEYE_MIRROR"
+	curl -fsS -o "$dir/debs/InRelease" "$dist/InRelease" || die "$tag: cannot fetch $dist/InRelease"
+	gpgv --keyring /usr/share/keyrings/debian-archive-keyring.gpg "$dir/debs/InRelease" \
+		>/dev/null 2>&1 || die "$tag: $dist/InRelease: bad signature"
+	index_sum=$(awk '/^SHA256:/ { s = 1; next } /^[^ ]/ { s = 0 }
+		s && $3 == "main/binary-amd64/Packages.xz" { print $1 }' "$dir/debs/InRelease")
+	curl -fsS -o "$dir/debs/Packages.xz" "$dist/main/binary-amd64/Packages.xz" ||
+		die "$tag: cannot fetch the package index"
+	echo "$index_sum  $dir/debs/Packages.xz" | sha256sum -c --quiet - >/dev/null 2>&1 ||
+		die "$tag: the package index does not match InRelease"
+	xz -dc "$dir/debs/Packages.xz" >"$dir/debs/Packages"
+	# The newest ABI whose signed image and headers are both there.
+	abi=$(sed -n 's/^Package: linux-headers-5\.10\.0-\([0-9]*\)-cloud-amd64$/\1/p' "$dir/debs/Packages" |
+		sort -n | while read -r n; do
+			grep -qx "Package: linux-image-5.10.0-$n-cloud-amd64" "$dir/debs/Packages" && echo "$n"
+		done | tail -n 1)
+	[ -n "$abi" ] || die "$tag: no 5.10 cloud kernel in the index"
+	release=5.10.0-$abi-cloud-amd64
+	for pkg in "linux-image-$release" "linux-headers-$release" "linux-headers-5.10.0-$abi-common" \
+		linux-kbuild-5.10; do
+		read -r file sum < <(awk -v p="$pkg" '/^Package: / { cur = $2; f = s = "" }
+			cur == p && /^Filename: / { f = $2 } cur == p && /^SHA256: / { s = $2 }
+			cur == p && f != "" && s != "" { print f, s; exit }' "$dir/debs/Packages")
+		[ -n "$file" ] || die "$tag: $pkg not in the index"
+		curl -fsS -o "$dir/debs/${file##*/}" "$BULLSEYE_MIRROR/$file" || die "$tag: cannot fetch $file"
+		echo "$sum  $dir/debs/${file##*/}" | sha256sum -c --quiet - >/dev/null 2>&1 ||
+			die "$tag: $file does not match the index"
+		dpkg-deb -x "$dir/debs/${file##*/}" "$dir/root"
+	done
+	rm -rf "$dir/debs"
+	# The headers include their common part by /usr/src path, and name bullseye's gcc-10.
+	sed -i "s|^include /usr/src/linux-headers-5.10.0-$abi-common/Makefile|include \$(dir \$(lastword \$(MAKEFILE_LIST)))../linux-headers-5.10.0-$abi-common/Makefile|" \
+		"$dir/root/usr/src/linux-headers-$release/Makefile"
+	sed -i 's/^CC = .*gcc-10$/CC = $(CROSS_COMPILE)gcc/' "$dir/root/usr/src/linux-headers-$release/.kernelvariables"
+	depmod -b "$dir/root" "$release"
+	ln -sfn "root/boot/vmlinuz-$release" "$dir/vmlinuz"
+	ln -sfn "root/lib/modules/$release" "$dir/modules"
+	ln -sfn "root/usr/src/linux-headers-$release" "$dir/kdir"
 	echo "$release" >"$dir/release"
 	touch "$dir/ready"
 }
@@ -258,11 +312,12 @@ trap 'kill -- -"$debug_pid" 2>/dev/null || true' EXIT
 install_consumers
 fetch_bookworm_kernel 6.1 linux-image-cloud-amd64
 fetch_bookworm_kernel 6.12 linux-image-6.12-cloud-amd64
+fetch_bullseye_kernel 5.10
 extract_linux_source
 prepare_sid_root
 locate_perf
 wait "$debug_pid" || die "the debug kernel was not built (its error is above)"
 trap - EXIT
-for k in 6.1 6.12 sid 6.12-debug; do
+for k in 5.10 6.1 6.12 sid 6.12-debug; do
 	log "kernel $k: $(cat "$CACHE/kernels/$k/release")"
 done

@@ -5,7 +5,7 @@
 #
 #   scripts/vm-run.sh TAG MODE BUILD
 #
-# TAG: kernel prepared by scripts/setup.sh (6.1, 6.12, sid, 6.12-debug). MODE: test,
+# TAG: kernel prepared by scripts/setup.sh (5.10, 6.1, 6.12, sid, 6.12-debug). MODE: test,
 # demo or bench. BUILD: the build folder holding kernels/TAG/*.ko (scripts/kbuild.sh),
 # guest/secmap-static (/bin/secmap in the VM), guest/secmap (/bin/secmap-dynamic)
 # and guest/tests/* (the dynamic ones' libraries are copied in). Writes BUILD/vm/TAG/{console.log,out.log,
