@@ -188,7 +188,7 @@ TEST(monitor_follows_load_and_unload)
 	EXPECT_EQ(3, seen);
 }
 
-/* Same modules and addresses from sysfs as from netlink (+.data..percpu). */
+/* Same modules, addresses and init flags from sysfs as from netlink (+.data..percpu). */
 TEST(sysfs_source_agrees_with_netlink)
 {
 	struct json_object *nl, *fs, *nl_mods, *fs_mods;
@@ -224,6 +224,13 @@ TEST(sysfs_source_agrees_with_netlink)
 			EXPECT_STREQ(json_object_get_string(jget(nsec, "addr")),
 				     json_object_get_string(jget(fsec, "addr")))
 				TH_LOG("%s %s", name, sname);
+			/* The kernel's own view of what is init and freed, through secmap.ko. */
+			EXPECT_EQ(json_object_get_boolean(jget(nsec, "init")),
+				  json_object_get_boolean(jget(fsec, "init")))
+				TH_LOG("%s %s: init", name, sname);
+			EXPECT_EQ(json_object_get_boolean(jget(nsec, "freed")),
+				  json_object_get_boolean(jget(fsec, "freed")))
+				TH_LOG("%s %s: freed", name, sname);
 			sections++;
 		}
 	}

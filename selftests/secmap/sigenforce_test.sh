@@ -8,6 +8,8 @@
 # with it; secmap says why the first is missing, records from uevents
 # without it, and works with the second. TAP.
 . /lib/secmap/tap.sh
+# shellcheck source=vm_util.sh
+. /lib/secmap/vm_util.sh
 mods=/lib/modules/secmap
 tmp=/tmp/sigenforce
 mkdir -p "$tmp"
@@ -35,8 +37,7 @@ secmap dump --source netlink >/dev/null 2>"$tmp/dump.err"
 rc=$?
 echo "# secmap dump --source netlink: exit $rc: $(cat "$tmp/dump.err")"
 check "sig-enforce: secmap dump --source netlink: exit 3, one line naming lockdown and the fix" \
-	sh -c "[ $rc -eq 3 ] && [ \$(wc -l <$tmp/dump.err) -eq 1 ] &&
-		grep -q 'locked down (integrity)' $tmp/dump.err && grep -q mokutil $tmp/dump.err"
+	refused_in_one_line integrity "$tmp/dump.err" $rc
 # Without it, the uevent backend: a module Debian signed, loaded meanwhile.
 secmap record -q -o "$tmp/uev.data" -- \
 	sh -c 'sleep 0.5; insmod /lib/modules/late/ifb.ko; sleep 0.5; rmmod ifb; sleep 0.5' \

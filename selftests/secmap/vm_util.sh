@@ -24,3 +24,11 @@ wait_subscribed() {
 	done
 	return 1
 }
+
+# refused_in_one_line LEVEL ERRFILE STATUS: what secmap says when secmap.ko
+# may not load because the kernel is locked down at LEVEL: exit status 3
+# ("not loaded") and one line on stderr naming lockdown and the fix.
+refused_in_one_line() {
+	[ "$3" -eq 3 ] && [ "$(wc -l <"$2")" -eq 1 ] && grep -q "locked down ($1)" "$2" &&
+		grep -q mokutil "$2"
+}

@@ -168,12 +168,17 @@ static int write_kallsyms(struct recorder *r)
 	return err;
 }
 
-static int record_event(struct recorder *r, const struct secmap_event *ev)
+/* Record @ev, and free it. */
+static int record_event(struct recorder *r, struct secmap_event *ev)
 {
+	int ret;
+
 	if (secmap_event_type(ev) == SECMAP_EVENT_RESYNC)
 		fprintf(stderr, "Warning: %" PRIu64 " module events lost; recorded a resync\n",
 			secmap_event_lost(ev));
-	return secmap_recorder_event(r->rec, ev);
+	ret = secmap_recorder_event(r->rec, ev);
+	secmap_event_free(ev);
+	return ret;
 }
 
 /*
@@ -232,7 +237,6 @@ static int drain_events(struct recorder *r)
 		if (ret)
 			return ret;
 		ret = record_event(r, ev);
-		secmap_event_free(ev);
 		if (ret)
 			return ret;
 	}
@@ -261,7 +265,6 @@ static int drain_uevents(struct recorder *r)
 		if (ret)
 			return ret;
 		ret = record_event(r, ev);
-		secmap_event_free(ev);
 		if (ret)
 			return ret;
 	}

@@ -202,11 +202,17 @@ TEST_F(sysfs, section_addresses)
 		EXPECT_LT(secmap_section_addr(secmap_module_section(m, i - 1)),
 			  secmap_section_addr(secmap_module_section(m, i)));
 	EXPECT_EQ(0U, secmap_module_region_count(m));
+	/* A live module's init part is freed: sysfs shows where it was. */
+	s = secmap_module_find_section(m, ".init.text");
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED, secmap_section_flags(s));
 	m = secmap_snapshot_find(self->snap, "coming");
 	ASSERT_NE(NULL, m);
 	ASSERT_EQ(1U, secmap_module_section_count(m));
 	EXPECT_STREQ(".init.text", secmap_section_name(secmap_module_section(m, 0)));
 	EXPECT_EQ(0xffffffffc0a01000ULL, secmap_section_addr(secmap_module_section(m, 0)));
+	/* A loading one's is still there. */
+	EXPECT_EQ(0U, secmap_section_flags(secmap_module_section(m, 0)));
 }
 
 TEST_F(sysfs, build_id)

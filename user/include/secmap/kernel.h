@@ -220,7 +220,10 @@ const char *secmap_module_state_name(uint32_t state);
  * A snapshot from sysfs instead of netlink, for when the secmap module is
  * not loaded: /proc/modules for names and states, /sys/module/NAME/sections
  * for addresses, /sys/module/NAME/notes for build-ids, /sys/module/NAME/taint.
- * No regions; sections have no flags. @root is prepended to both paths
+ * No regions. A live module's init part (the .init* sections, and the
+ * full .symtab and .strtab, which the kernel lays out there) is flagged
+ * SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED: sysfs still shows where
+ * it was; other sections have no flags. @root is prepended to both paths
  * (NULL or "" for the live system), so tests can use a fake tree.
  * Modules unloaded during the walk are left out; one whose directory has
  * no sections/ (kernel without CONFIG_KALLSYMS) is kept, with no sections.

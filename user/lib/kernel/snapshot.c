@@ -189,6 +189,26 @@ int libsecmap_snapshot_add_module(struct secmap_snapshot *snap, struct secmap_mo
 	return 0;
 }
 
+/*
+ * What the kernel lays out in a module's init part, freed once its init
+ * has run: the .init* sections, and the full symbol table (.symtab and
+ * .strtab; layout_symtab() keeps only a core copy of it, elsewhere).
+ * sysfs still shows their old addresses, which the next load may reuse.
+ */
+static bool in_init_part(const char *name)
+{
+	return !strncmp(name, ".init", 5) || !strcmp(name, ".symtab") || !strcmp(name, ".strtab");
+}
+
+void libsecmap_module_mark_init(struct secmap_module *mod, uint32_t flags)
+{
+	size_t i;
+
+	for (i = 0; i < mod->nr_sections; i++)
+		if (in_init_part(mod->sections[i].name))
+			mod->sections[i].flags |= flags;
+}
+
 void libsecmap_module_release(struct secmap_module *mod)
 {
 	free(mod->sections);

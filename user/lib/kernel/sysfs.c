@@ -329,21 +329,38 @@ static int parse_modules_line(char *line, char **name, uint32_t *state)
 	return 0;
 }
 
+/*
+ * Module @name as sysfs shows it, into @mod (zeroed here), its strings in
+ * @pool. -ENOENT: it is gone, or going. Release @mod after, error or not.
+ */
+static int read_one(const struct sysfs_ctx *ctx, const char *name, uint32_t state,
+		    struct secmap_module *mod, struct libsecmap_pool *pool)
+{
+	int err;
+
+	memset(mod, 0, sizeof(*mod));
+	mod->name = libsecmap_pool_strndup(pool, name, strlen(name));
+	if (!mod->name)
+		return -ENOMEM;
+	mod->state = state;
+	err = read_sections(ctx, mod, pool);
+	if (!err)
+		err = read_build_id(ctx, mod);
+	if (!err)
+		err = read_taint(ctx, mod);
+	return err;
+}
+
 static int read_module(const struct sysfs_ctx *ctx, const char *name, uint32_t state,
 		       struct secmap_snapshot *snap)
 {
-	struct secmap_module mod = { 0 };
+	struct secmap_module mod;
 	int err;
 
-	mod.name = libsecmap_pool_strndup(&snap->pool, name, strlen(name));
-	if (!mod.name)
-		return -ENOMEM;
-	mod.state = state;
-	err = read_sections(ctx, &mod, &snap->pool);
-	if (!err)
-		err = read_build_id(ctx, &mod);
-	if (!err)
-		err = read_taint(ctx, &mod);
+	err = read_one(ctx, name, state, &mod, &snap->pool);
+	/* A live module's init part is freed: sysfs shows where it was. */
+	if (!err && state == SECMAP_MODULE_STATE_LIVE)
+		libsecmap_module_mark_init(&mod, SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED);
 	if (!err)
 		err = libsecmap_snapshot_add_module(snap, &mod);
 	libsecmap_module_release(&mod);
@@ -372,16 +389,7 @@ int libsecmap_sysfs_read_module(const char *root, const char *name, struct secma
 	if (strlen(root) >= sizeof(ctx.root))
 		return -ENAMETOOLONG;
 	strcpy(ctx.root, root);
-	memset(mod, 0, sizeof(*mod));
-	mod->name = libsecmap_pool_strndup(pool, name, strlen(name));
-	if (!mod->name)
-		return -ENOMEM;
-	mod->state = SECMAP_MODULE_STATE_LIVE;
-	err = read_sections(&ctx, mod, pool);
-	if (!err)
-		err = read_build_id(&ctx, mod);
-	if (!err)
-		err = read_taint(&ctx, mod);
+	err = read_one(&ctx, name, SECMAP_MODULE_STATE_LIVE, mod, pool);
 	if (err)
 		libsecmap_module_release(mod);
 	return err;

@@ -139,29 +139,9 @@ static void stamp(struct secmap_uevent_watch *w, uint64_t *local, uint64_t *mono
 		*local = *mono;
 }
 
-/*
- * What the kernel lays out in a module's init part, gone by the time it
- * sends KOBJ_ADD: the .init* sections, and the full symbol table (.symtab
- * and .strtab; layout_symtab() keeps only a core copy of it, elsewhere).
- * sysfs still shows their old addresses, which the next load may reuse.
- */
-static bool in_init_part(const char *name)
-{
-	return !strncmp(name, ".init", 5) || !strcmp(name, ".symtab") || !strcmp(name, ".strtab");
-}
-
-static void mark_init(struct secmap_module *mod, uint32_t flags)
-{
-	size_t i;
-
-	for (i = 0; i < mod->nr_sections; i++)
-		if (in_init_part(mod->sections[i].name))
-			mod->sections[i].flags |= flags;
-}
-
 static void mark_init_freed(struct secmap_module *mod)
 {
-	mark_init(mod, SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED);
+	libsecmap_module_mark_init(mod, SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED);
 }
 
 SECMAP_EXPORT int secmap_uevent_watch_snapshot(struct secmap_uevent_watch *w,
@@ -179,9 +159,8 @@ SECMAP_EXPORT int secmap_uevent_watch_snapshot(struct secmap_uevent_watch *w,
 	err = secmap_snapshot_from_sysfs(w->root, &snap);
 	if (err)
 		return err;
+	/* sysfs's snapshot has its live modules' init part flagged freed already. */
 	for (i = 0; i < snap->nr_modules; i++) {
-		if (snap->modules[i].state == SECMAP_MODULE_STATE_LIVE)
-			mark_init_freed(&snap->modules[i]);
 		err = remember(w, &snap->modules[i]);
 		if (err) {
 			secmap_snapshot_free(snap);
@@ -290,7 +269,7 @@ static int stamp_load(struct secmap_uevent_watch *w, struct secmap_event *ev)
 	}
 	live->module.build_id_len = mod->build_id_len;
 	memcpy(live->module.build_id, mod->build_id, mod->build_id_len);
-	mark_init(&ev->module, SECMAP_SECTION_F_INIT);
+	libsecmap_module_mark_init(&ev->module, SECMAP_SECTION_F_INIT);
 	/* CLOCK_MONOTONIC went as far since then as perf's clock did. */
 	ev->time_mono_ns -= ev->time_mono_ns < ev->time_local_ns - begun ?
 			    ev->time_mono_ns : ev->time_local_ns - begun;
