@@ -318,10 +318,16 @@ for form in "--output=run3.data" "--output run3.data" "-o run3.data" "-orun3.dat
 		sh -c '"$1" show -i "$2/run3.data" >/dev/null ||
 			{ echo "# $(head -c 300 "$2/err")"; exit 1; }' sh "$bin" "$ri"
 done
+# The exit status is perf's when perf fails: perf 6.1 record has been seen
+# to abort in its build-id pass (util/build-id.c:1010), not ours; once more then.
 check "record --inject=perf.data older than the recording: exit 8, said so" sh -c '
-	cd "$2" && "$1" record -q -o rec.data --inject=perf.data -- \
-		"$3" record -q -e cpu-clock -o run4.data -- true >/dev/null 2>err
-	st=$?; [ $st -eq 8 ] && grep -q "perf.data was not written while recording" err ||
+	cd "$2" || exit 1
+	for try in 1 2; do
+		"$1" record -q -o rec.data --inject=perf.data -- \
+			"$3" record -q -e cpu-clock -o run4.data -- true >/dev/null 2>err
+		st=$?; [ $st -lt 128 ] && break
+	done
+	[ $st -eq 8 ] && grep -q "perf.data was not written while recording" err ||
 		{ echo "# exit $st: $(cat err)"; exit 1; }' sh "$bin" "$ri" "$host_perf"
 check "record --inject=perf.data older: perf.data untouched" cmp -s "$ri/perf.data" "$ri/perf.data.orig"
 rm -f "$ri/rec.data"

@@ -220,19 +220,20 @@ secmap_archived_right() {	# secmap_archived_right V READERS...
 # secmap script on inj.data, from its trailer: module samples on their function.
 secmap_right() {	# secmap_right V
 	# With call chains the sample's address is the first frame, on the next line.
-	"$secmap" script --ns -i "$1/inj.data" --ko-path kos 2>/dev/null |
+	"$secmap" script --ns -i "$1/inj.data" --ko-path kos 2>"$1/secmap.err" |
 		awk 'match($0, /[0-9]+\.[0-9]+: +[0-9]+ +[^ ]+:/) {
 			t = substr($0, RSTART, RLENGTH); sub(/:.*/, "", t)
 			rest = substr($0, RSTART + RLENGTH)
 			if (rest !~ /[0-9a-f]/) { getline rest }
 			print t ": " rest }' >"$1/secmap.out"
 	fm check "$1/expected.txt" "$1/secmap.out" >"$1/secmap.check" ||
-		{ cat "$1/secmap.check"; return 1; }
+		{ cat "$1/secmap.check"; head -n 5 "$1/secmap.err" | sed 's/^/# stderr: /'; return 1; }
 }
 hotspot_right() {	# hotspot_right V: reused ranges printed, not counted
-	"$perfparser" --input "$1/inj.data" --output "$1/inj.stream" >/dev/null 2>&1 &&
+	"$perfparser" --input "$1/inj.data" --output "$1/inj.stream" >/dev/null 2>"$1/pp.err" &&
 		python3 "$here/perfparser_stream.py" "$1/inj.stream" >"$1/inj.pp" || return
-	fm check "$1/expected.txt" "$1/inj.pp" 99 2:secmap_fake_c
+	fm check "$1/expected.txt" "$1/inj.pp" 99 2:secmap_fake_c ||
+		{ head -n 5 "$1/pp.err" | sed 's/^/# stderr: /'; return 1; }
 }
 
 # variant V RECORDER [TEMPLATE_VARIANT] -- PERF_RECORD_ARGS...
