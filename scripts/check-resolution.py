@@ -317,11 +317,11 @@ for w in want:
     check(f"{w[0]:6} {w[1]:14}: >= 99% of {st['n']} samples on the right function",
           st["ok"] >= GOAL * st["n"], "\n".join(st["wrong"]))
 # Without secmap.ko (record --source uevent): the same samples, resolved
-# from uevents, sysfs and perf's module_load tracepoint. Never a wrong
-# function or module: right, or [unknown] where that backend cannot know
-# (what ran while a load's parameters were parsed, before the
-# tracepoint); right wherever it knows: the life loaded before the
-# recording (its snapshot), init code, and exit code.
+# from uevents, sysfs and perf's tracepoints. Never a wrong function or
+# module: right, or [unknown] where that backend cannot know (init code,
+# and without syscall tracepoints what ran before module_load); right
+# wherever it knows: the life loaded before the recording (its snapshot),
+# exit code, and with the tracepoints all but init code.
 def uevent_score(text):
     out = {}
     for t, frames in script_samples(text):
@@ -364,14 +364,17 @@ if uev_script is not None:
     wrong = [w for us in uev.values() for w in us["wrong"]]
     check(f"uevent backend: no sample of {MOD} on a wrong function ({len(wrong)})", not wrong,
           "\n".join(wrong[:10]))
-    # With perf's module_load tracepoint (the note says so), a load is
-    # known from just before its init: init code is right too.
+    # With perf's module_load tracepoint (the note says so) and syscall
+    # tracepoints (record_test.sh says), a load is known from its
+    # finit_module() call: what ran while its parameters were parsed too,
+    # all but init code.
     load_trace = "module_load tracepoint" in uev_script.stderr
+    syscalls = os.path.exists(os.path.join(outdir, "syscall-tracepoints"))
     check("uevent backend: loads known from the module_load tracepoint", load_trace,
           uev_script.stderr)
     for w in want:
         if not (w[0] == "before" or w[1] == ".exit.text" or
-                (load_trace and w[1] == ".init.text")):
+                (load_trace and syscalls and w[1] != ".init.text")):
             continue
         us = uev.get(w, {"n": 0, "ok": 0})
         if stats.get(w, {"n": 0})["n"] < 20:

@@ -126,9 +126,10 @@ enum secmap_file_flags {
 	SECMAP_FILE_F_UEVENT = 1 << 1,
 	/*
 	 * With UEVENT: perf's module:module_load tracepoint was read too. A
-	 * load it saw is a SEC_MAP at its time (before init), init sections
-	 * flagged INIT only, and an UNMAP of INIT at the ADD; a load it did not
-	 * see is as UEVENT says (minor 2)
+	 * load it saw is mapped from its init_module() call (where syscall
+	 * tracepoints told it; else from module_load, before init), its init
+	 * sections FREED still; a load it did not see is as UEVENT says
+	 * (minor 2)
 	 */
 	SECMAP_FILE_F_LOAD_TRACE = 1 << 2,
 };

@@ -531,7 +531,7 @@ static int start_uevents(struct recorder *r, int fd)
 	load_trace = secmap_uevent_watch_load_times(r->uevents);
 	if (load_trace < 0 && secmap_uevent_watch_exact_times(r->uevents))
 		fprintf(stderr, "Warning: cannot read perf's module_load tracepoint (%s): loads are "
-			"known once their init has finished, their init sections not at all\n",
+			"known once their init has finished\n",
 			secmap_strerror(load_trace));
 	err = secmap_writer_new(fd, SECMAP_FILE_F_UEVENT |
 				(load_trace == 1 ? SECMAP_FILE_F_LOAD_TRACE : 0), &r->w);

@@ -164,8 +164,9 @@ static void recording_fidelity_note(const struct secmap_resolver *res, const cha
 	if ((flags & SECMAP_FILE_F_UEVENT) && (flags & SECMAP_FILE_F_LOAD_TRACE))
 		fprintf(stderr, "Note: %s was recorded without the secmap module, from uevents and "
 			"the module_load tracepoint: a module loaded while recording is known from "
-			"just before its init ran (what ran while its parameters were parsed is "
-			"[unknown])\n", text_safe(path));
+			"its init_module() call where syscall tracepoints told it, else from just "
+			"before its init ran ([unknown] before that); its init code is [unknown]\n",
+			text_safe(path));
 	else if (flags & SECMAP_FILE_F_UEVENT)
 		fprintf(stderr, "Note: %s was recorded without the secmap module, from uevents: a "
 			"module loaded while recording is known from the end of its init on (its "

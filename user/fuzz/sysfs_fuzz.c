@@ -159,9 +159,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	{
-		char name[LIBSECMAP_UEVENT_NAME_MAX], *text = malloc(size + 1);
+		struct libsecmap_load_sample sample;
+		char *text = malloc(size + 1);
 		uint32_t offset = 12;
-		uint64_t id, time;
+		uint64_t id;
 
 		if (text) {
 			memcpy(text, data, size);
@@ -170,9 +171,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				sum += id + offset;
 			free(text);
 		}
-		if (!libsecmap_load_trace_parse_sample(data, size, size ? data[0] % 64 : 12, &time,
-						       name))
-			sum += strlen(name) + time;
+		if (!libsecmap_load_trace_parse_sample(data, size, size ? data[0] % 64 : 12, &sample))
+			sum += strlen(sample.name) + sample.time + sample.tid;
 	}
 	sink = sum;
 	snprintf(path, sizeof(path), "%s/proc", root);

@@ -491,37 +491,55 @@ void libsecmap_perf_clock_close(struct libsecmap_perf_clock *c);
 int libsecmap_uevent_parse(const char *buf, size_t len, bool *add,
 			   char name[LIBSECMAP_UEVENT_NAME_MAX]);
 /*
- * When loads reached perf's module:module_load tracepoint, before their
- * init (kernel/load_trace.c). open(): -errno when tracefs or a perf event
- * is refused. take(): the time (perf's clock) of @name's latest load at
- * or before @not_after, which is then forgotten with any earlier one of
- * the name; -ENOENT if none was seen (its record lost, or its CPU not
- * watched). The parsers and note() are apart for tests: parse_format() reads the
- * event's format file (its ID, the offset of its name's __data_loc),
- * parse_sample() one PERF_RECORD_SAMPLE of TIME and RAW (-EAGAIN for
- * another record type, -EPROTO for one that does not hold a name).
+ * When loads began, from perf's tracepoints (kernel/load_trace.c):
+ * module:module_load, before init, and where the kernel has them its
+ * task's init_module()/finit_module() before that. open(): -errno when
+ * tracefs or a perf event is refused. take(): @name's latest load
+ * reaching module_load at or before @not_after: when its syscall began
+ * (*@start; module_load's time without a syscall record) and when it
+ * reached module_load (*@loaded); it is then forgotten with any earlier
+ * one of the name. -ENOENT if none was seen (its record lost, or its CPU
+ * not watched). The parsers and note() are apart for tests:
+ * parse_format() reads module_load's format file (its ID, the offset of
+ * its name's __data_loc), parse_sample() one PERF_RECORD_SAMPLE of TID
+ * and TIME, with RAW for module_load's (name empty for a syscall's;
+ * -EAGAIN for another record type, -EPROTO for a malformed one).
  */
 #define LIBSECMAP_LOAD_SEEN 64
+struct libsecmap_load_sample {
+	uint32_t tid;
+	uint64_t time;
+	char name[LIBSECMAP_UEVENT_NAME_MAX];	/* "" for a syscall's */
+};
 struct libsecmap_load_seen {
 	char name[LIBSECMAP_UEVENT_NAME_MAX];
-	uint64_t time;		/* 0: a free slot */
+	uint64_t time;		/* at module_load; 0: a free slot */
+	uint64_t start;		/* at its syscall, or @time */
 };
 struct libsecmap_load_trace {
 	struct libsecmap_perf_ring *rings;
 	size_t nr_rings;
+	int *start_fds;		/* the syscalls' events, writing into the rings */
+	size_t nr_start_fds;
 	uint32_t name_offset;
 	struct libsecmap_load_seen seen[LIBSECMAP_LOAD_SEEN];
 	size_t next_seen;
+	struct {
+		uint32_t tid;
+		uint64_t time;	/* 0: a free slot */
+	} starts[LIBSECMAP_LOAD_SEEN];
+	size_t next_start;
 };
 int libsecmap_load_trace_open(struct libsecmap_load_trace *t);
 int libsecmap_load_trace_take(struct libsecmap_load_trace *t, const char *name,
-			      uint64_t not_after, uint64_t *time);
+			      uint64_t not_after, uint64_t *start, uint64_t *loaded);
 void libsecmap_load_trace_close(struct libsecmap_load_trace *t);
-/* What drain does with each record: @name's load at @time, remembered. */
-void libsecmap_load_trace_note(struct libsecmap_load_trace *t, const char *name, uint64_t time);
+/* What drain does with each sample: a syscall's start, or a load, remembered. */
+void libsecmap_load_trace_note(struct libsecmap_load_trace *t,
+			       const struct libsecmap_load_sample *sample);
 int libsecmap_load_trace_parse_format(const char *text, uint64_t *id, uint32_t *name_offset);
 int libsecmap_load_trace_parse_sample(const void *rec, size_t len, uint32_t name_offset,
-				      uint64_t *time, char name[LIBSECMAP_UEVENT_NAME_MAX]);
+				      struct libsecmap_load_sample *sample);
 /*
  * What secmap_uevent_watch_next() does with a datagram the kernel sent:
  * 0 and *@event, -EAGAIN when it makes no event (another uevent, a

@@ -542,19 +542,21 @@ TEST(load_trace_format)
 	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_format(text, &id, &off));
 }
 
-/* A PERF_RECORD_SAMPLE of TIME and RAW: module_load's raw data holds @name at @loc. */
+/* A PERF_RECORD_SAMPLE of TID, TIME and RAW: module_load's raw data holds @name at @loc. */
 static size_t load_sample(uint8_t *rec, uint64_t time, const char *name, uint32_t loc)
 {
 	uint32_t n = (uint32_t)strlen(name) + 1, raw_size = 16 + n, pad = (8 - (4 + raw_size) % 8) % 8;
 	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
-	uint8_t *raw = rec + sizeof(h) + 8 + 4;
+	uint8_t *raw = rec + sizeof(h) + 16 + 4;
+	uint32_t tid[2] = { 700, 701 };
 
 	raw_size += pad;
-	h.size = (uint16_t)(sizeof(h) + 8 + 4 + raw_size);
+	h.size = (uint16_t)(sizeof(h) + 16 + 4 + raw_size);
 	memset(rec, 0, h.size);
 	memcpy(rec, &h, sizeof(h));
-	memcpy(rec + sizeof(h), &time, 8);
-	memcpy(rec + sizeof(h) + 8, &raw_size, 4);
+	memcpy(rec + sizeof(h), tid, 8);
+	memcpy(rec + sizeof(h) + 8, &time, 8);
+	memcpy(rec + sizeof(h) + 16, &raw_size, 4);
 	if (!loc)
 		loc = 16 | n << 16;
 	memcpy(raw + 12, &loc, 4);
@@ -564,67 +566,112 @@ static size_t load_sample(uint8_t *rec, uint64_t time, const char *name, uint32_
 
 TEST(load_trace_sample)
 {
-	char name[LIBSECMAP_UEVENT_NAME_MAX], longname[80];
+	struct libsecmap_load_sample s;
+	char longname[80];
 	uint8_t rec[256];
-	uint64_t time = 0;
 	size_t len;
 
 	len = load_sample(rec, 123456789, "secmap_test_burn", 0);
-	ASSERT_EQ(0, libsecmap_load_trace_parse_sample(rec, len, 12, &time, name));
-	EXPECT_EQ(123456789U, time);
-	EXPECT_STREQ("secmap_test_burn", name);
+	ASSERT_EQ(0, libsecmap_load_trace_parse_sample(rec, len, 12, &s));
+	EXPECT_EQ(123456789U, s.time);
+	EXPECT_EQ(701U, s.tid);
+	EXPECT_STREQ("secmap_test_burn", s.name);
+	/* A syscall's: TID and TIME only, no name. */
+	((struct perf_event_header *)rec)->size = 24;
+	ASSERT_EQ(0, libsecmap_load_trace_parse_sample(rec, 24, 12, &s));
+	EXPECT_STREQ("", s.name);
+	EXPECT_EQ(123456789U, s.time);
 	/* Cut short, or the size in the header not the record's. */
-	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, 16, 12, &time, name));
-	EXPECT_EQ(-EAGAIN, libsecmap_load_trace_parse_sample(rec, len - 8, 12, &time, name));
+	len = load_sample(rec, 123456789, "secmap_test_burn", 0);
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, 16, 12, &s));
+	EXPECT_EQ(-EAGAIN, libsecmap_load_trace_parse_sample(rec, len - 8, 12, &s));
+	((struct perf_event_header *)rec)->size = 26;
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, 26, 12, &s));
 	/* The name's place past the raw data, or its __data_loc past it. */
-	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 4000, &time, name));
+	len = load_sample(rec, 1, "dummy", 0);
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 4000, &s));
 	len = load_sample(rec, 1, "dummy", 200 | 6 << 16);
-	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &time, name));
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &s));
 	len = load_sample(rec, 1, "dummy", 16 | 0 << 16);
-	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &time, name));
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &s));
 	/* No NUL within the string's length, or an empty name. */
 	len = load_sample(rec, 1, "dummy", 16 | 3 << 16);
-	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &time, name));
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &s));
 	len = load_sample(rec, 1, "", 0);
-	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &time, name));
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &s));
 	/* Longer than a module's name may be. */
 	memset(longname, 'a', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
 	len = load_sample(rec, 1, longname, 0);
-	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &time, name));
+	EXPECT_EQ(-EPROTO, libsecmap_load_trace_parse_sample(rec, len, 12, &s));
 	/* Another record type (PERF_RECORD_LOST) is no load. */
 	len = load_sample(rec, 1, "dummy", 0);
 	((struct perf_event_header *)rec)->type = PERF_RECORD_LOST;
-	EXPECT_EQ(-EAGAIN, libsecmap_load_trace_parse_sample(rec, len, 12, &time, name));
+	EXPECT_EQ(-EAGAIN, libsecmap_load_trace_parse_sample(rec, len, 12, &s));
+}
+
+static void note(struct libsecmap_load_trace *t, const char *name, uint32_t tid, uint64_t time)
+{
+	struct libsecmap_load_sample s = { .tid = tid, .time = time };
+
+	snprintf(s.name, sizeof(s.name), "%s", name);
+	libsecmap_load_trace_note(t, &s);
 }
 
 /* Each ADD takes its module's latest load before it; earlier ones (failed inits) go with it. */
 TEST(load_trace_take)
 {
 	struct libsecmap_load_trace t;
-	uint64_t time;
+	uint64_t start, loaded;
 	int i;
 
 	memset(&t, 0, sizeof(t));
-	EXPECT_EQ(-ENOENT, libsecmap_load_trace_take(&t, "a", 1000, &time));
-	libsecmap_load_trace_note(&t, "a", 100);
-	libsecmap_load_trace_note(&t, "b", 150);
-	libsecmap_load_trace_note(&t, "a", 200);
-	libsecmap_load_trace_note(&t, "a", 300);
-	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "a", 250, &time));
-	EXPECT_EQ(200U, time);
-	EXPECT_EQ(-ENOENT, libsecmap_load_trace_take(&t, "a", 250, &time));
-	EXPECT_EQ(0U, time);
-	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "a", 400, &time));
-	EXPECT_EQ(300U, time);
-	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "b", 400, &time));
-	EXPECT_EQ(150U, time);
+	EXPECT_EQ(-ENOENT, libsecmap_load_trace_take(&t, "a", 1000, &start, &loaded));
+	note(&t, "a", 1, 100);
+	note(&t, "b", 2, 150);
+	note(&t, "a", 1, 200);
+	note(&t, "a", 1, 300);
+	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "a", 250, &start, &loaded));
+	EXPECT_EQ(200U, loaded);
+	EXPECT_EQ(200U, start);	/* no syscall seen: from module_load */
+	EXPECT_EQ(-ENOENT, libsecmap_load_trace_take(&t, "a", 250, &start, &loaded));
+	EXPECT_EQ(0U, loaded);
+	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "a", 400, &start, &loaded));
+	EXPECT_EQ(300U, loaded);
+	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "b", 400, &start, &loaded));
+	EXPECT_EQ(150U, loaded);
 	/* A full table forgets its oldest. */
 	for (i = 1; i <= LIBSECMAP_LOAD_SEEN + 1; i++)
-		libsecmap_load_trace_note(&t, i == 1 ? "old" : "x", (uint64_t)i);
-	EXPECT_EQ(-ENOENT, libsecmap_load_trace_take(&t, "old", 1000, &time));
-	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "x", 1000, &time));
-	EXPECT_EQ((uint64_t)LIBSECMAP_LOAD_SEEN + 1, time);
+		note(&t, i == 1 ? "old" : "x", 3, (uint64_t)i);
+	EXPECT_EQ(-ENOENT, libsecmap_load_trace_take(&t, "old", 1000, &start, &loaded));
+	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "x", 1000, &start, &loaded));
+	EXPECT_EQ((uint64_t)LIBSECMAP_LOAD_SEEN + 1, loaded);
+	libsecmap_load_trace_close(&t);
+}
+
+/* A load began at its task's latest syscall before module_load, which no later load takes. */
+TEST(load_trace_syscall_start)
+{
+	struct libsecmap_load_trace t;
+	uint64_t start, loaded;
+
+	memset(&t, 0, sizeof(t));
+	note(&t, "", 7, 1000);		/* task 7's finit_module() */
+	note(&t, "", 8, 1100);		/* task 8's, loading another at once */
+	note(&t, "", 7, 5000);		/* task 7's next, after this load */
+	note(&t, "burn", 7, 1500);
+	note(&t, "late", 8, 1600);
+	note(&t, "again", 7, 5500);
+	note(&t, "lost", 7, 9000);	/* its syscall lost, 5000 taken: from module_load */
+	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "burn", 2000, &start, &loaded));
+	EXPECT_EQ(1000U, start);
+	EXPECT_EQ(1500U, loaded);
+	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "late", 2000, &start, &loaded));
+	EXPECT_EQ(1100U, start);
+	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "again", 6000, &start, &loaded));
+	EXPECT_EQ(5000U, start);
+	ASSERT_EQ(0, libsecmap_load_trace_take(&t, "lost", 9500, &start, &loaded));
+	EXPECT_EQ(9000U, start);
 	libsecmap_load_trace_close(&t);
 }
 

@@ -143,9 +143,11 @@ void secmap_family_watch_close(struct secmap_family_watch *watch);
  * SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED. Where perf's
  * module:module_load tracepoint may be read as well
  * (secmap_uevent_watch_load_times() is 1; -errno says why not: tracefs,
- * a perf event on every CPU), a load it saw is a NEW event at the tracepoint's time, before
- * its init ran, with its init sections flagged SECMAP_SECTION_F_INIT
- * only, then a LIVE event at the ADD's. KOBJ_REMOVE is a GONE
+ * a perf event on every CPU), a load it saw is a NEW event at the time of
+ * its init_module() or finit_module() call where syscall tracepoints
+ * tell it, else at the tracepoint's, just before its init ran (never
+ * before an unload the watch took, whose memory it may have reused).
+ * KOBJ_REMOVE is a GONE
  * event with the build-id last seen for that name. seq is the uevent's
  * SEQNUM. Times are perf's clock (local_clock(), a perf.data's) read
  * when the uevent is taken, if this process may open a perf event

@@ -5,11 +5,11 @@
  * and /sys/module/NAME/sections read as soon as the ADD arrives. Each is
  * turned into an event as secmap.ko would send it, so that a recorder or
  * a live resolver takes them the same way; what is lost against
- * secmap.ko is said in the events. Where perf's module_load tracepoint
- * may be read (load_trace.c), a load is known from just before its init
- * ran: its NEW event moves back to then, init sections included, and a
- * LIVE event at the ADD frees those. Otherwise it is known from the end
- * of its init, and its init sections are marked freed.
+ * secmap.ko is said in the events: its init sections are marked freed,
+ * and a load is known from the end of its init, or, where perf's
+ * module_load tracepoint may be read (load_trace.c), from its
+ * init_module() call (where syscall tracepoints tell it) or from just
+ * before its init ran.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -42,8 +42,8 @@ struct secmap_uevent_watch {
 	bool exact;			/* perf's clock was read */
 	int load_times;			/* 1: module_load's records may be read; -errno: why not */
 	struct libsecmap_load_trace trace;
-	struct secmap_event *pending;	/* the LIVE event that follows a NEW one */
 	uint64_t missed;		/* ADDs whose module was gone before it was read */
+	uint64_t last_gone;		/* the latest GONE event's time (perf's clock) */
 	/* What each module loaded was, by name: a GONE event names its build-id. */
 	struct known_module *known;
 	size_t nr_known, cap_known;
@@ -238,45 +238,30 @@ SECMAP_EXPORT uint64_t secmap_uevent_watch_missed(const struct secmap_uevent_wat
 }
 
 /*
- * A load the tracepoint saw begin: its NEW event @ev moves back to then,
- * with its init sections as sysfs shows them (the init part is freed
- * after the ADD), and a LIVE event at the ADD, queued, frees them. A load
- * it did not see is known from the ADD on, its init part freed already.
+ * A load the tracepoints saw begin: its NEW event @ev moves back to then.
+ * From its syscall on (module_load's time without one), its memory could
+ * hold nothing else, unless a module unloaded meanwhile left it free: so
+ * not before the last GONE taken, which came before this ADD. Its init
+ * part stays unknown: sysfs gives no time its memory was freed before
+ * another load took it (the ADD comes first, but is taken later).
  */
-static int stamp_load(struct secmap_uevent_watch *w, struct secmap_event *ev)
+static void stamp_load(struct secmap_uevent_watch *w, struct secmap_event *ev)
 {
-	const struct secmap_module *mod = &ev->module;
-	struct secmap_event *live;
-	uint64_t begun;
+	uint64_t begun, loaded;
 
+	mark_init_freed(&ev->module);
 	if (w->load_times != 1 ||
-	    libsecmap_load_trace_take(&w->trace, mod->name, ev->time_local_ns, &begun)) {
-		mark_init_freed(&ev->module);
-		return 0;
-	}
-	live = calloc(1, sizeof(*live));
-	if (!live)
-		return -ENOMEM;
-	live->type = SECMAP_CMD_MODULE_LIVE_NTF;
-	live->source = SECMAP_SOURCE_SYSFS;
-	live->seq = ev->seq;
-	live->time_local_ns = ev->time_local_ns;
-	live->time_mono_ns = ev->time_mono_ns;
-	live->module.name = libsecmap_pool_strndup(&live->pool, mod->name, strlen(mod->name));
-	if (!live->module.name) {
-		secmap_event_free(live);
-		return -ENOMEM;
-	}
-	live->module.build_id_len = mod->build_id_len;
-	memcpy(live->module.build_id, mod->build_id, mod->build_id_len);
-	libsecmap_module_mark_init(&ev->module, SECMAP_SECTION_F_INIT);
+	    libsecmap_load_trace_take(&w->trace, ev->module.name, ev->time_local_ns, &begun,
+				      &loaded))
+		return;
+	if (w->last_gone > begun)
+		begun = w->last_gone;
+	if (begun >= ev->time_local_ns)
+		return;
 	/* CLOCK_MONOTONIC went as far since then as perf's clock did. */
 	ev->time_mono_ns -= ev->time_mono_ns < ev->time_local_ns - begun ?
 			    ev->time_mono_ns : ev->time_local_ns - begun;
 	ev->time_local_ns = begun;
-	secmap_event_free(w->pending);
-	w->pending = live;
-	return 0;
 }
 
 /* The event of a module's add or remove; -ENOENT: added, and gone already. */
@@ -300,9 +285,10 @@ static int module_event(struct secmap_uevent_watch *w, bool add, const char *nam
 		if (!err)
 			err = remember(w, &ev->module);
 		if (!err)
-			err = stamp_load(w, ev);
+			stamp_load(w, ev);
 	} else {
 		ev->type = SECMAP_CMD_MODULE_GONE_NTF;
+		w->last_gone = ev->time_local_ns;
 		ev->module.name = libsecmap_pool_strndup(&ev->pool, name, strlen(name));
 		if (!ev->module.name)
 			err = -ENOMEM;
@@ -382,10 +368,7 @@ SECMAP_EXPORT int secmap_uevent_watch_next(struct secmap_uevent_watch *w,
 
 	if (!w || !event)
 		return libsecmap_err(-EINVAL);
-	*event = w->pending;
-	w->pending = NULL;
-	if (*event)
-		return 0;
+	*event = NULL;
 	for (;;) {
 		iov = (struct iovec){ .iov_base = w->buf, .iov_len = sizeof(w->buf) };
 		msg = (struct msghdr){ .msg_name = &from, .msg_namelen = sizeof(from),
@@ -415,7 +398,6 @@ SECMAP_EXPORT void secmap_uevent_watch_close(struct secmap_uevent_watch *w)
 		mnl_socket_close(w->nl);
 	libsecmap_perf_clock_close(&w->clock);
 	libsecmap_load_trace_close(&w->trace);
-	secmap_event_free(w->pending);
 	libsecmap_hashmap_free(&w->by_name);
 	free(w->known);
 	free(w->root);
