@@ -122,7 +122,7 @@ static int read_event_file(const char *event, const char *name, char *text, size
 
 	for (i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/events/%s/%s", tracefs_dirs[i], event, name);
-		f = fopen(path, "re");
+		f = libsecmap_fopen_regular(path);
 		if (!f) {
 			err = -errno;
 			continue;
@@ -148,8 +148,8 @@ static uint64_t syscall_event_id(const char *event)
 }
 
 /*
- * The syscalls' events on the CPU of ring @i, written into that ring; a
- * CPU without them only gives module_load's time.
+ * The syscalls' events on @cpu, written into the ring being opened for it
+ * (rings[nr_rings]); a CPU without them only gives module_load's time.
  */
 static void open_starts(struct libsecmap_load_trace *t, const uint64_t ids[2], int cpu)
 {
