@@ -31,6 +31,7 @@ fi
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/../../scripts/tap.sh"
 . "$(dirname "$0")/perf_in.sh"
+here=$(cd "$(dirname "$0")" && pwd)
 
 if [ "$(id -u)" -ne 0 ] || ! "$perf" record -q -e cpu-clock -a -o "$tmp/probe.data" -- true \
 	>/dev/null 2>&1; then
@@ -528,36 +529,14 @@ check "report -g address (the next word): exit 2, one line naming it perf's" \
 check "report -g folded,bogus: exit 2, one line" status_and_line 2 err "bogus"
 
 # report -g (graph, perf's default layout): each row's tree under it, as
-# perf report prints it. Siblings of one share come in perf's order of its
-# dso objects' addresses: compared byte for byte for >= 90% of rows, and
-# every row's tree with its pipes blanked and its lines sorted (depth,
-# share and frames, whatever the order of ties).
+# perf report prints it, read back into trees (graph_trees.py): every node
+# perf's, in perf's order but among siblings of one share (perf orders those
+# by heap addresses), and byte for byte where the tree has no such siblings.
 graph_rows() {
 	"$perf" report -i "$1" --stdio --no-children -w 0,64,0,0 --sort "$2" -g "graph,$3" \
 		2>/dev/null >perf.t
 	"$secmap" report -i "$1" -m rec.data --sort "$2" -g "graph,$3" 2>/dev/null >ours.t
-	python3 - perf.t ours.t <<'PY'
-import re, sys
-def blocks(path, ours):
-    out, row = {}, None
-    for line in open(path):
-        line = line.rstrip("\n")
-        if line.startswith("#"):
-            continue
-        m = re.match(r" +([0-9.]+%)(?: +[0-9]+)?  (.*)$", line)
-        if m and not line.lstrip().startswith(("|", "-")):
-            row = m.group(1) + " " + " ".join(m.group(2).split())
-            out[row] = []
-        elif row is not None and line:
-            out[row].append(line)
-    return out
-perf, ours = blocks(sys.argv[1], False), blocks(sys.argv[2], True)
-same = sum(perf[r] == ours.get(r) for r in perf)
-norm = lambda ls: sorted(l.replace("|", " ").rstrip() for l in ls)
-bad = [r for r in perf if norm(perf[r]) != norm(ours.get(r, []))] + [r for r in ours if r not in perf]
-print("# %d rows, %d trees byte for byte, %d differ as sets %s" % (len(perf), same, len(bad), bad[:2]))
-sys.exit(not perf or bool(bad) or same * 10 < len(perf) * 9)
-PY
+	python3 "$here/graph_trees.py" perf.t ours.t
 }
 for args in callee caller 0.1,callee 0,caller; do
 	for sort in dso,sym sym,dso; do
@@ -732,7 +711,6 @@ check "report: a thread named 'a;b<ESC>c<LF>': no escape byte out of script or r
 # stackcollapse-perf.pl parses as speedscope does, which follows it; it is
 # in no package this machine can install.)
 consumers=$cache/consumers/node_modules
-here=$(cd "$(dirname "$0")" && pwd)
 if command -v node >/dev/null && [ -d "$consumers/speedscope" ] && [ -d "$consumers/playwright-core" ] &&
 	[ -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
 	"$perf" script -i host-callchain.data >cc-perf.txt 2>/dev/null
