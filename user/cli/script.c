@@ -232,11 +232,15 @@ int do_script(int argc, char **argv)
 	while ((err = sample_walk_next(w, &s)) == 1) {
 		if (!sample_filter_match(&filter, s))
 			continue;
-		if (!folded)
-			script_print_sample(stdout, &print, s, sample_walk_event_name(w, s->event));
-		else if (fold_sample(&fold, s, &line, &line_len))
+		if (!folded) {
+			if (script_print_sample(stdout, &print, s,
+						sample_walk_event_name(w, s->event)))
+				goto nomem;
+		} else if (fold_sample(&fold, s, &line, &line_len)) {
 			goto nomem;
+		}
 	}
+	script_print_flush(&print, stdout);
 	if (err < 0) {
 		ret = -err;
 		goto out;
@@ -265,6 +269,7 @@ out:
 	free(fold.stacks);
 	libsecmap_hashmap_free(&fold.by_line);
 	free(line);
+	script_print_end(&print, stdout);
 	resolver_args_free(&args);
 	sample_filter_free(&filter);
 	return ret;

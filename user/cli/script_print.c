@@ -7,7 +7,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <linux/perf_event.h>
@@ -16,41 +18,125 @@
 #include "script_print.h"
 
 /*
- * @v in hex at the end of @buf (@end), right-aligned in @width columns:
- * where it starts. printf's %16lx, without printf: a -g profile prints
- * tens of millions of these, and vfprintf was a fifth of script's time.
+ * A sample's text, built whole and written with one call: a -g profile
+ * prints tens of millions of frames, and vfprintf, then stdio's per-part
+ * calls (fputs's strlen, its buffer's bookkeeping), were a third of
+ * script's time.
  */
-static char *hex_right(char *end, uint64_t v, int width)
+struct line {
+	char *buf;
+	size_t len, cap;
+	bool nomem;
+};
+
+/* Room for @n more bytes, out of line; false, and @l->nomem, when out of memory. */
+static bool __attribute__((noinline)) line_grow(struct line *l, size_t n)
+{
+	size_t cap = l->cap ? l->cap : 4096;
+	char *buf;
+
+	while (cap < l->len + n)
+		cap *= 2;
+	buf = realloc(l->buf, cap);
+	if (!buf) {
+		l->nomem = true;
+		return false;
+	}
+	l->buf = buf;
+	l->cap = cap;
+	return true;
+}
+
+static inline bool line_room(struct line *l, size_t n)
+{
+	return __builtin_expect(l->len + n <= l->cap, 1) || line_grow(l, n);
+}
+
+static inline void put_bytes(struct line *l, const char *s, size_t n)
+{
+	if (line_room(l, n)) {
+		memcpy(l->buf + l->len, s, n);
+		l->len += n;
+	}
+}
+
+static inline void put_char(struct line *l, char c)
+{
+	if (line_room(l, 1))
+		l->buf[l->len++] = c;
+}
+
+/* @s in @width columns: right-aligned when @width > 0, left-aligned when < 0. */
+static void put_padded(struct line *l, const char *s, size_t n, int width)
+{
+	size_t pad = (size_t)(width < 0 ? -width : width);
+
+	pad = pad > n ? pad - n : 0;
+	if (!line_room(l, n + pad))
+		return;
+	if (width > 0) {
+		memset(l->buf + l->len, ' ', pad);
+		l->len += pad;
+	}
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+	if (width < 0) {
+		memset(l->buf + l->len, ' ', pad);
+		l->len += pad;
+	}
+}
+
+/* @v in @base at the end of @end: where it starts; at least @digits digits, zero-padded. */
+static char *digits_of(char *end, uint64_t v, unsigned int base, int digits)
 {
 	char *p = end;
 
 	do {
-		*--p = "0123456789abcdef"[v & 15];
-		v >>= 4;
+		*--p = "0123456789abcdef"[v % base];
+		v /= base;
 	} while (v);
-	while (end - p < width)
-		*--p = ' ';
+	while (end - p < digits)
+		*--p = '0';
 	return p;
 }
 
-/*
- * text_safe() of a frame's name, remembered by its address: the
- * session's and the resolver's names stay put and unchanged while it is
- * open, and a profile names the same few thousand functions millions of
- * times.
- */
-static const char *name_safe(const char *s)
+/* printf's %*d (%-*d for a negative @width), %0*u with @zeros. */
+static void put_int(struct line *l, int64_t v, int width, int zeros)
 {
-	static const char *known[4096];
-	const char **slot = &known[((uintptr_t)s >> 3) % 4096];
+	char buf[24], *end = buf + sizeof(buf), *p;
+	uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	p = digits_of(end, mag, 10, zeros);
+	if (v < 0)
+		*--p = '-';
+	put_padded(l, p, (size_t)(end - p), width);
+}
+
+/*
+ * text_safe() of a frame's name and its length, remembered by its
+ * address: the session's and the resolver's names stay put and unchanged
+ * while it is open, and a profile names the same few thousand functions
+ * millions of times.
+ */
+static void put_name(struct line *l, const char *s)
+{
+	static struct {
+		const char *name;
+		size_t len;
+	} known[4096];
+	size_t slot = ((uintptr_t)s >> 3) % 4096;
 	const char *safe;
 
-	if (*slot == s)
-		return s;
-	safe = text_safe(s);
-	if (safe == s)
-		*slot = s;
-	return safe;
+	if (known[slot].name != s) {
+		safe = text_safe(s);
+		if (safe != s) {
+			put_bytes(l, safe, strlen(safe));
+			return;
+		}
+		known[slot].name = s;
+		known[slot].len = strlen(s);
+	}
+	put_bytes(l, s, known[slot].len);
 }
 
 /*
@@ -58,35 +144,33 @@ static const char *name_safe(const char *s)
  * address in 16 columns, " sym+0x1f" ("[unknown]" without a symbol) and
  * " (dso)", each as @fields asks, and the line's end.
  */
-static void print_frame(FILE *out, char lead, unsigned int fields, const struct secmap_frame *f)
+static void put_frame(struct line *l, char lead, unsigned int fields, const struct secmap_frame *f)
 {
 	char buf[24], *end = buf + sizeof(buf), *p;
 
 	if (lead)
-		fputc_unlocked(lead, out);
-	p = hex_right(end, f->ip, 16);
-	fwrite_unlocked(p, 1, (size_t)(end - p), out);
+		put_char(l, lead);
+	p = digits_of(end, f->ip, 16, 0);
+	put_padded(l, p, (size_t)(end - p), 16);
 	if (fields & FIELD_SYM) {
-		fputc_unlocked(' ', out);
+		put_char(l, ' ');
 		if (f->symbol) {
-			fputs_unlocked(name_safe(f->symbol), out);
+			put_name(l, f->symbol);
 			if (fields & FIELD_SYMOFF) {
-				p = hex_right(end, f->symbol_offset, 0);
-				*--p = 'x';
-				*--p = '0';
-				*--p = '+';
-				fwrite_unlocked(p, 1, (size_t)(end - p), out);
+				p = digits_of(end, f->symbol_offset, 16, 0);
+				put_bytes(l, "+0x", 3);
+				put_bytes(l, p, (size_t)(end - p));
 			}
 		} else {
-			fputs_unlocked("[unknown]", out);
+			put_bytes(l, "[unknown]", 9);
 		}
 	}
 	if (fields & FIELD_DSO) {
-		fputs_unlocked(" (", out);
-		fputs_unlocked(name_safe(f->dso), out);
-		fputc_unlocked(')', out);
+		put_bytes(l, " (", 2);
+		put_name(l, f->dso);
+		put_char(l, ')');
 	}
-	fputc_unlocked('\n', out);
+	put_char(l, '\n');
 }
 
 static const struct {
@@ -170,48 +254,100 @@ int script_print_begin(struct script_print *p, struct sample_walk *walk)
 	return SECMAP_EXIT_OK;
 }
 
-void script_print_sample(FILE *out, const struct script_print *p, const struct secmap_sample *s,
-			 const char *event)
+/* perf script's sample header: the fields chosen before the frames. */
+static void put_head(struct line *l, const struct script_print *p, const struct secmap_sample *s,
+		     const char *event, bool chain)
 {
 	unsigned int f = p->fields;
-	bool chain = (f & FIELD_IP) && s->event_callchain;
-	size_t i;
+	const char *text;
 
 	/*
 	 * The comm unpadded when a callchain follows (stackcollapse-perf.pl
 	 * and speedscope want it at the line's start), else in 16 columns.
 	 */
-	if (f & FIELD_COMM)
-		fprintf(out, chain ? "%s " : "%16s ", text_safe(s->comm));
-	if ((f & FIELD_PID) && (f & FIELD_TID))
-		fprintf(out, "%5d/%-5d ", s->pid, s->tid);
-	else if (f & (FIELD_PID | FIELD_TID))
-		fprintf(out, "%5d ", f & FIELD_PID ? s->pid : s->tid);
-	if ((f & FIELD_CPU) && s->has_cpu)
-		fprintf(out, "[%03u] ", s->cpu);
+	if (f & FIELD_COMM) {
+		text = text_safe(s->comm);
+		put_padded(l, text, strlen(text), chain ? 0 : 16);
+		put_char(l, ' ');
+	}
+	if ((f & FIELD_PID) && (f & FIELD_TID)) {
+		put_int(l, s->pid, 5, 0);
+		put_char(l, '/');
+		put_int(l, s->tid, -5, 0);
+		put_char(l, ' ');
+	} else if (f & (FIELD_PID | FIELD_TID)) {
+		put_int(l, f & FIELD_PID ? s->pid : s->tid, 5, 0);
+		put_char(l, ' ');
+	}
+	if ((f & FIELD_CPU) && s->has_cpu) {
+		put_char(l, '[');
+		put_int(l, s->cpu, 0, 3);
+		put_bytes(l, "] ", 2);
+	}
 	if ((f & FIELD_TIME) && s->has_time) {
+		put_int(l, (int64_t)(s->time / 1000000000), 5, 0);
+		put_char(l, '.');
 		if (p->ns)
-			fprintf(out, "%5" PRIu64 ".%09" PRIu64 ": ", s->time / 1000000000,
-				s->time % 1000000000);
+			put_int(l, (int64_t)(s->time % 1000000000), 0, 9);
 		else
-			fprintf(out, "%5" PRIu64 ".%06" PRIu64 ": ", s->time / 1000000000,
-				s->time % 1000000000 / 1000);
+			put_int(l, (int64_t)(s->time % 1000000000 / 1000), 0, 6);
+		put_bytes(l, ": ", 2);
 	}
-	if (f & FIELD_PERIOD)
-		fprintf(out, "%10" PRIu64 " ", s->period);
-	if (f & FIELD_EVENT)
-		fprintf(out, "%*s: ", p->name_width, text_safe(event));
+	if (f & FIELD_PERIOD) {
+		put_int(l, (int64_t)s->period, 10, 0);
+		put_char(l, ' ');
+	}
+	if (f & FIELD_EVENT) {
+		text = text_safe(event);
+		put_padded(l, text, strlen(text), p->name_width);
+		put_bytes(l, ": ", 2);
+	}
+}
+
+/* Written out once this much is waiting: stdio's buffer would copy it once more. */
+#define PRINT_FLUSH_AT	(64 << 10)
+
+int script_print_sample(FILE *out, struct script_print *p, const struct secmap_sample *s,
+			const char *event)
+{
+	struct line l = { .buf = p->line, .len = p->line_len, .cap = p->line_cap };
+	unsigned int f = p->fields;
+	bool chain = (f & FIELD_IP) && s->event_callchain;
+	size_t i;
+
+	put_head(&l, p, s, event, chain);
 	if (!(f & FIELD_IP)) {
-		fputc_unlocked('\n', out);
-		return;
+		put_char(&l, '\n');
+	} else if (!chain) {
+		/* A chain perf found corrupt, or empty, is still a chain: no frame. */
+		put_frame(&l, ' ', f, s->frame);
+	} else {
+		put_char(&l, '\n');
+		for (i = 0; i < s->nr_chain; i++)
+			put_frame(&l, '\t', f, secmap_frame_at(s->chain, i));
+		put_char(&l, '\n');
 	}
-	/* A chain perf found corrupt, or empty, is still a chain: no frame. */
-	if (!chain) {
-		print_frame(out, ' ', f, s->frame);
-		return;
-	}
-	fputc_unlocked('\n', out);
-	for (i = 0; i < s->nr_chain; i++)
-		print_frame(out, '\t', f, secmap_frame_at(s->chain, i));
-	fputc_unlocked('\n', out);
+	p->line = l.buf;
+	p->line_cap = l.cap;
+	if (l.nomem)
+		return -ENOMEM;	/* this sample's part dropped */
+	p->line_len = l.len;
+	if (p->line_len >= PRINT_FLUSH_AT)
+		script_print_flush(p, out);
+	return 0;
+}
+
+void script_print_flush(struct script_print *p, FILE *out)
+{
+	if (p->line_len)
+		fwrite_unlocked(p->line, 1, p->line_len, out);
+	p->line_len = 0;
+}
+
+void script_print_end(struct script_print *p, FILE *out)
+{
+	script_print_flush(p, out);
+	free(p->line);
+	p->line = NULL;
+	p->line_cap = 0;
 }

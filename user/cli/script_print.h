@@ -35,6 +35,9 @@ struct script_print {
 	bool fields_set;	/* -F named them (not +field, -field): each must be there */
 	bool ns;		/* times to the nanosecond */
 	int name_width;		/* events' names right-aligned, as wide as the longest */
+	/* The samples' text not yet written: written in calls of 64 KiB. */
+	char *line;
+	size_t line_len, line_cap;
 };
 
 /*
@@ -50,7 +53,14 @@ struct sample_walk;
  * exit code, the error said.
  */
 int script_print_begin(struct script_print *p, struct sample_walk *walk);
-void script_print_sample(FILE *out, const struct script_print *p, const struct secmap_sample *s,
-			 const char *event);
+/*
+ * One sample's lines, for @out: 0, or -ENOMEM (none of its lines kept).
+ * Written with others a while later: script_print_flush() writes them all.
+ */
+int script_print_sample(FILE *out, struct script_print *p, const struct secmap_sample *s,
+			const char *event);
+void script_print_flush(struct script_print *p, FILE *out);
+/* What is waiting written, and the buffer freed. */
+void script_print_end(struct script_print *p, FILE *out);
 
 #endif /* SECMAP_SCRIPT_PRINT_H */
