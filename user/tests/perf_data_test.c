@@ -1776,6 +1776,115 @@ TEST(user_symbols_from_the_file)
 	EXPECT_EQ(0, system(cmd));
 }
 
+/* The name the walk gives a user sample at @off in @so, mapped at @base (NULL: none); in @buf. */
+static const char *user_name_at(const char *so, uint64_t base, uint64_t off, char *buf, size_t len)
+{
+	const struct secmap_sample *smp;
+	struct walk_files files;
+	struct bytes d = { 0 };
+	struct sample_walk *w;
+	const char *name = NULL;
+	struct stat st;
+
+	if (stat(so, &st))
+		return NULL;
+	put_mmap2(&d, 7, base, (uint64_t)st.st_size, so, 100);
+	put_user_sample(&d, base + off, 7, 7, 200, 0);
+	if (open_walk(&d, 0, &files, &w))
+		return NULL;
+	if (sample_walk_next(w, &smp) == 1 && smp->frame->symbol) {
+		snprintf(buf, len, "%s", smp->frame->symbol);
+		name = buf;
+	}
+	close_walk(&files, w);
+	free(d.p);
+	return name;
+}
+
+/* Whether this process has mapped a file whose name holds @part. */
+static bool mapped(const char *part)
+{
+	char line[1024];
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		found |= strstr(line, part) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * In @dir: lib@tag.so, stripped, linked (.gnu_debuglink) to its debuginfo
+ * moved to @dir/@tag.debug/ (not .debug/ yet: the caller moves it there);
+ * built with @ldflags, and @cflags that may change the code.
+ */
+static int stripped_library(const char *dir, const char *tag, const char *cflags,
+			    const char *ldflags)
+{
+	static const char src[] =
+		"static __attribute__((noinline)) int secmap_ut_hidden(int x) { return x * 5 + 3; }\n"
+		"int secmap_ut_shown(int x) { return secmap_ut_hidden(x) ^ 0x33; }\n";
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && printf '%%s' '%s' >%s.c && "
+		 "cc -O1 -g -shared -fPIC %s %s -o lib%s.so %s.c && "
+		 "objcopy --only-keep-debug lib%s.so lib%s.so.debug && "
+		 "objcopy --strip-all --add-gnu-debuglink=lib%s.so.debug lib%s.so && "
+		 "mkdir %s.debug && mv lib%s.so.debug %s.debug/ 2>&1",
+		 dir, src, tag, cflags, ldflags, tag, tag, tag, tag, tag, tag, tag, tag, tag);
+	return system(cmd);
+}
+
+/*
+ * A stripped library's local function, named from the debuginfo its
+ * .gnu_debuglink names in .debug/ beside it, only when that is the
+ * library's (the same build-id; the link's CRC for a library without
+ * one). No debuginfo at all, and no debuginfod server asked for:
+ * libdebuginfod (and curl, gnutls... behind it) never loaded.
+ */
+TEST(user_symbols_from_a_debuglink)
+{
+	char dir[] = "/tmp/perf_data_test.dbg.XXXXXX", cmd[1024], so[96], dbg[96], buf[128];
+	static const char *const tags[] = { "id", "noid" };
+	uint64_t base = 0x7f1300000000ULL, addr, size, off;
+	size_t i;
+
+	unsetenv("DEBUGINFOD_URLS");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, stripped_library(dir, "id", "", ""));
+	ASSERT_EQ(0, stripped_library(dir, "other", "-DOTHER=1 -fno-inline", ""));
+	ASSERT_EQ(0, stripped_library(dir, "noid", "", "-Wl,--build-id=none"));
+	for (i = 0; i < 2; i++) {
+		snprintf(so, sizeof(so), "%s/lib%s.so", dir, tags[i]);
+		snprintf(dbg, sizeof(dbg), "%s/%s.debug/lib%s.so.debug", dir, tags[i], tags[i]);
+		/* Where it is: nm of the debuginfo (the library has no .symtab left). */
+		ASSERT_TRUE(nm_function(dbg, "secmap_ut_hidden", &addr, &size));
+		off = readelf_file_offset(so, addr);
+		ASSERT_NE(~0ULL, off);
+		EXPECT_EQ(NULL, user_name_at(so, base, off + 1, buf, sizeof(buf))) TH_LOG("%s", so);
+		EXPECT_FALSE(mapped("libdebuginfod"));
+		snprintf(cmd, sizeof(cmd), "cd '%s' && mv %s.debug .debug", dir, tags[i]);
+		ASSERT_EQ(0, system(cmd));
+		EXPECT_STREQ("secmap_ut_hidden", user_name_at(so, base, off + 1, buf, sizeof(buf)))
+			TH_LOG("%s", so);
+		/* Another file under the name: another build's, or one byte more. */
+		if (i == 0)
+			snprintf(cmd, sizeof(cmd), "cd '%s' && cp other.debug/libother.so.debug "
+				 ".debug/libid.so.debug", dir);
+		else
+			snprintf(cmd, sizeof(cmd), "printf x >>'%s/.debug/libnoid.so.debug'", dir);
+		ASSERT_EQ(0, system(cmd));
+		EXPECT_EQ(NULL, user_name_at(so, base, off + 1, buf, sizeof(buf))) TH_LOG("%s", so);
+		snprintf(cmd, sizeof(cmd), "rm -r '%s/.debug'", dir);
+		ASSERT_EQ(0, system(cmd));
+	}
+	snprintf(cmd, sizeof(cmd), "rm -r '%s'", dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
 /* Counts samples; stops the walk at @stop_at (0: never). */
 struct tool_count {
 	size_t n, stop_at;

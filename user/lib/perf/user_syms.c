@@ -3,7 +3,7 @@
  * User-space symbols for a session's frames: per file a sample maps, its
  * functions, read once and kept sorted. elfutils' libdwfl finds the best
  * symbol table (the file's .symtab, else the one of its debuginfo, found
- * by build-id or .gnu_debuglink under /usr/lib/debug, else .dynsym); we
+ * by build-id or .gnu_debuglink: debuginfo.c, else .dynsym); we
  * copy the functions out, close the file and answer from a sorted array.
  * libdwfl's own address lookup walks the whole table each time: a
  * profile of a million samples in libc would walk it a million times.
@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "perf/debuginfo.h"
 #include "perf/session.h"
 
 struct user_sym {
@@ -56,7 +57,7 @@ static char *debuginfo_path;	/* NULL: libdwfl's default, .debug and /usr/lib/deb
 
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = libsecmap_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
