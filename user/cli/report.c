@@ -354,7 +354,8 @@ static void report_usage(FILE *f)
 		"                         overhead_children, sample, period and --sort's keys\n"
 		"                         (perf's -F; --sort's other keys follow)\n"
 		"  -g, --call-graph [ARGS] under each row its call chains, as perf's tree;\n"
-		"                         ARGS, comma-separated: graph (the default) or folded,\n"
+		"                         ARGS, comma-separated: graph (the default), fractal,\n"
+		"                         flat or folded,\n"
 		"                         caller or callee (the default), a threshold in percent\n"
 		"                         (0.5), a limit of branches a level; none: no chains\n"
 		"      --header           the perf.data's header and the recording's, then the table\n"
@@ -678,7 +679,7 @@ int do_report(int argc, char **argv)
 	t.key_words = 2 * o.keys.nr;
 	report_set_columns(&o);
 	if (o.graph) {
-		o.chains = report_graph_new(o.graph_caller, o.graph_folded,
+		o.chains = report_graph_new(o.graph_caller, o.graph_layout,
 					    o.sort_given && !o.nr_fields && o.keys.key[0] == KEY_SYM,
 					    o.graph_min_percent, o.graph_limit);
 		if (!o.chains)

@@ -52,6 +52,14 @@ struct report_column {
 };
 #define MAX_FIELDS	(NR_KEYS + 4)
 
+/* perf's -g layouts (ui/stdio/hist.c). */
+enum graph_layout {
+	GRAPH_ABSOLUTE,		/* graph: a tree, shares of the event's period */
+	GRAPH_FRACTAL,		/* the tree, each share of its parent's */
+	GRAPH_FLAT,		/* each chain whole, its frames a line each */
+	GRAPH_FOLDED,		/* each chain on one line, frames joined by ';' */
+};
+
 struct report_opts {
 	struct sort_keys keys;
 	bool sort_given;	/* --sort */
@@ -66,8 +74,9 @@ struct report_opts {
 	bool verbose;		/* long dso names */
 	bool header, header_only;	/* --header, --header-only */
 	bool children;		/* --children: rows for every frame of the callchains */
-	/* -g: each row's chains, as a tree or folded; in caller order; threshold (%), a limit */
-	bool graph, graph_caller, graph_folded;
+	/* -g: each row's chains, in a layout; in caller order; threshold (%), a limit */
+	bool graph, graph_caller;
+	enum graph_layout graph_layout;
 	double graph_min_percent;
 	size_t graph_limit;
 	struct report_graph *chains;
@@ -97,7 +106,7 @@ struct report_graph;
  * @skip_first: perf's graph leaves out the first frame (the row's own
  * function) when the table is sorted by sym first.
  */
-struct report_graph *report_graph_new(bool caller, bool folded, bool skip_first,
+struct report_graph *report_graph_new(bool caller, enum graph_layout layout, bool skip_first,
 				      double min_percent, size_t limit);
 void report_graph_free(struct report_graph *g);
 /* @s's chain under row @r; 0 or -ENOMEM. */

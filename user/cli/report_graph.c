@@ -2,10 +2,12 @@
 /*
  * report -g: each row's call chains, as perf report prints them: as a
  * tree (perf's default graph layout: each branch with the share of the
- * event's period below it) or folded (every distinct chain with the
- * share that ended in it), from the sampled function out to its callers
- * (callee order) or the other way (caller order); branches and chains
- * under the threshold left out.
+ * event's period below it; fractal: of its parent's), flat (every distinct
+ * chain, a frame a line, with the share that went through its end) or
+ * folded (every distinct chain on a line, with the share that ended in
+ * it), from the sampled function out to its callers (callee order) or the
+ * other way (caller order); branches and chains under the threshold left
+ * out.
  *
  * The chains of all rows are one trie: a node is its parent and a
  * frame's key, the key perf compares frames by (the file and function,
@@ -38,7 +40,8 @@ struct graph_node {
 };
 
 struct report_graph {
-	bool caller, folded;
+	bool caller;
+	enum graph_layout layout;
 	bool skip_first;	/* perf's graph leaves out the row's own function when sorted by sym first */
 	double min_percent;
 	size_t limit;		/* chains a row at most; 0: all */
@@ -56,7 +59,7 @@ struct report_graph {
 	uint32_t *root_of;		/* per row id, or NO_NODE */
 };
 
-struct report_graph *report_graph_new(bool caller, bool folded, bool skip_first,
+struct report_graph *report_graph_new(bool caller, enum graph_layout layout, bool skip_first,
 				      double min_percent, size_t limit)
 {
 	struct report_graph *g = calloc(1, sizeof(*g));
@@ -64,7 +67,7 @@ struct report_graph *report_graph_new(bool caller, bool folded, bool skip_first,
 	if (!g)
 		return NULL;
 	g->caller = caller;
-	g->folded = folded;
+	g->layout = layout;
 	g->skip_first = skip_first;
 	g->min_percent = min_percent;
 	g->limit = limit;
@@ -235,19 +238,24 @@ int report_graph_finish(struct report_graph *g, size_t nr_rows)
 	for (i = 1; i <= nr_rows; i++)
 		if (g->first_end[i] < g->first_end[i - 1])
 			g->first_end[i] = g->first_end[i - 1];
-	return g->folded ? 0 : graph_finish(g, nr_rows);
+	return g->layout == GRAPH_FOLDED ? 0 : graph_finish(g, nr_rows);
 }
 
 /*
- * @r's chains, one line each: the share of @total (the event's period)
- * that ended in it, "%.2f%%", and its frames joined by ';'. perf leaves
- * out a chain under min_percent of @total.
+ * @r's chains, the one with most hits first, as perf prints them: folded,
+ * a line each, the share of @total (the event's period) that ended in it,
+ * "%.2f%%", and its frames joined by ';'; flat, the share that went
+ * through its end, then a frame a line and a blank line. perf leaves out
+ * a chain under min_percent of @total.
  */
-static void print_folded(const struct report_graph *g, const struct row *r, uint64_t total)
+static void print_chains(const struct report_graph *g, const struct row *r, uint64_t total)
 {
 	const struct graph_node *path[MAX_DEPTH];
+	bool flat = g->layout == GRAPH_FLAT;
 	size_t i, end, depth;
+	const char *name;
 	char buf[32];
+	uint32_t e;
 
 	if (r->id >= g->nr_rows)
 		return;
@@ -260,16 +268,24 @@ static void print_folded(const struct report_graph *g, const struct row *r, uint
 			break;
 		for (depth = 0; n->parent != NO_NODE && depth < MAX_DEPTH; n = &g->nodes[n->parent])
 			path[depth++] = n;
-		printf("%.2f%% ", g->nodes[g->ends[i]].hits * 100.0 / total);
+		e = g->ends[i];
+		if (flat)
+			printf("           %.2f%%\n", g->cumul[e] * 100.0 / total);
+		else
+			printf("%.2f%% ", g->nodes[e].hits * 100.0 / total);
 		while (depth--) {
-			const char *name = path[depth]->name;
-
+			name = path[depth]->name;
 			if (!name) {
 				snprintf(buf, sizeof(buf), "%#" PRIx64, path[depth]->addr);
 				name = buf;
 			}
-			printf("%s%s", text_safe(name), depth ? ";" : "\n");
+			if (flat)
+				printf("                %s\n", text_safe(name));
+			else
+				printf("%s%s", text_safe(name), depth ? ";" : "\n");
 		}
+		if (flat)
+			putchar('\n');
 	}
 }
 
@@ -296,9 +312,15 @@ static uint32_t run_end(const struct report_graph *g, uint32_t n)
 
 struct graph_print {
 	const struct report_graph *g;
-	uint64_t total;		/* the event's period: what the shares are of */
-	uint64_t min_hits;	/* branches under it left out */
+	bool fractal;		/* shares of the parent's, the threshold too */
+	uint64_t min_hits;	/* not fractal: branches under it left out */
 };
+
+/* What a branch's run passes on to its children: its cumulative hits but its own. */
+static uint64_t children_hits(const struct report_graph *g, uint32_t last)
+{
+	return g->cumul[last] - g->nodes[last].hits;
+}
 
 static int cmp_branch(const void *a, const void *b, void *arg)
 {
@@ -317,18 +339,27 @@ static int cmp_branch(const void *a, const void *b, void *arg)
 	return nx->addr < ny->addr ? -1 : nx->addr > ny->addr;
 }
 
-/* @n's branches over the threshold, the heaviest first, into a malloc()ed array. */
+/*
+ * @n's branches over the threshold, the heaviest first, into a malloc()ed
+ * array. Fractal: the threshold is of @n's children's hits, rounded up.
+ */
 static uint32_t *branches(const struct graph_print *p, uint32_t n, size_t *nr)
 {
 	const struct report_graph *g = p->g;
 	size_t i, k = 0, from = g->first_kid[n], to = g->first_kid[n + 1];
 	uint32_t *out = malloc((to - from + 1) * sizeof(*out));
+	double least = (double)children_hits(g, n) * (g->min_percent / 100);
+	uint64_t min_hits = p->min_hits;
 
+	if (p->fractal) {
+		min_hits = (uint64_t)least;
+		min_hits += min_hits < least;	/* perf's ceil() */
+	}
 	*nr = 0;
 	if (!out)
 		return NULL;
 	for (i = from; i < to; i++)
-		if (g->cumul[g->kids[i]] >= p->min_hits)
+		if (g->cumul[g->kids[i]] >= min_hits)
 			out[k++] = g->kids[i];
 	qsort_r(out, k, sizeof(*out), cmp_branch, (void *)g);
 	*nr = k;
@@ -345,15 +376,34 @@ static bool masked(uint64_t mask, int i)
 	return i < 64 && (mask >> i) & 1;
 }
 
+/* A frame line of a branch: the levels' pipes, "--share--" before @name if @share >= 0. */
+static void branch_line(uint64_t mask, int depth, int left, double share, const char *name)
+{
+	int d;
+
+	margin(left);
+	for (d = 0; d < depth; d++) {
+		putchar(masked(mask, d) ? '|' : ' ');
+		if (share >= 0 && d == depth - 1)
+			printf("--%.2f%%--", share);
+		else
+			printf("          ");
+	}
+	printf("%s\n", name);
+}
+
 /*
  * perf's graph lines (ui/stdio/hist.c): a separator line of the levels'
- * pipes, then each frame of a branch's run, its first with "--share--".
+ * pipes, then each frame of a branch's run, its first with "--share--"
+ * of @total. Fractal: the shares of a branch's children are of its
+ * children's hits, and what the branches shown leave of @total is a last
+ * branch, "[...]".
  */
-static bool print_branches(const struct graph_print *p, uint32_t n, int depth, uint64_t mask,
-			   int left)
+static bool print_branches(const struct graph_print *p, uint32_t n, uint64_t total, int depth,
+			   uint64_t mask, int left)
 {
 	const struct report_graph *g = p->g;
-	uint64_t new_mask = mask;
+	uint64_t new_mask = mask, left_over = total;
 	size_t i, nr, limit = g->limit;
 	uint32_t *kids = branches(p, n, &nr);
 	char buf[32];
@@ -361,32 +411,32 @@ static bool print_branches(const struct graph_print *p, uint32_t n, int depth, u
 
 	for (i = 0; kids && i < nr && (!limit || i < limit); i++) {
 		uint32_t first = kids[i], last = run_end(g, first), f = first;
-		bool period = false;
+		double share = total ? g->cumul[first] * 100.0 / total : 0;
 
-		if (i + 1 == nr && depth - 1 < 64)
+		left_over -= g->cumul[first] < left_over ? g->cumul[first] : left_over;
+		/* The last keeps its pipe when "[...]" comes after it. */
+		if (i + 1 == nr && (!p->fractal || !left_over) && depth - 1 < 64)
 			new_mask &= ~(1ull << (depth - 1));
 		margin(left);
 		for (d = 0; d < depth; d++)
 			printf(masked(mask, d) ? "|          " : "           ");
 		printf("\n");
 		for (;;) {
-			margin(left);
-			for (d = 0; d < depth; d++) {
-				putchar(masked(new_mask, d) ? '|' : ' ');
-				if (!period && d == depth - 1)
-					printf("--%.2f%%--", g->cumul[first] * 100.0 / p->total);
-				else
-					printf("          ");
-			}
-			printf("%s\n", frame_name(&g->nodes[f], buf, sizeof(buf)));
-			period = true;
+			branch_line(new_mask, depth, left, f == first ? share : -1,
+				    frame_name(&g->nodes[f], buf, sizeof(buf)));
 			if (f == last)
 				break;
 			f = g->kids[g->first_kid[f]];
 		}
-		print_branches(p, last, depth + 1, new_mask | (depth < 64 ? 1ull << depth : 0), left);
+		print_branches(p, last, p->fractal ? children_hits(g, last) : total, depth + 1,
+			       new_mask | (depth < 64 ? 1ull << depth : 0), left);
 	}
 	free(kids);
+	if (p->fractal && left_over && left_over != total) {
+		if (depth - 1 < 64)
+			new_mask &= ~(1ull << (depth - 1));
+		branch_line(new_mask, depth, left, left_over * 100.0 / total, "[...]");
+	}
 	return i > 0;
 }
 
@@ -397,7 +447,7 @@ static bool print_branches(const struct graph_print *p, uint32_t n, int depth, u
  */
 static void print_graph(const struct report_graph *g, const struct row *r, uint64_t total)
 {
-	struct graph_print p = { .g = g, .total = total,
+	struct graph_print p = { .g = g, .fractal = g->layout == GRAPH_FRACTAL,
 				 .min_hits = (uint64_t)(total * (g->min_percent / 100)) };
 	uint32_t root = r->id < g->nr_rows ? g->root_of[r->id] : NO_NODE;
 	uint32_t *top, n;
@@ -433,21 +483,22 @@ static void print_graph(const struct report_graph *g, const struct row *r, uint6
 		root = last;
 	}
 	free(top);
-	if (print_branches(&p, root, 1, 1, left) || printed)
+	/* Fractal: the first level's shares are of the row's period. */
+	if (print_branches(&p, root, p.fractal ? r->period : total, 1, 1, left) || printed)
 		printf("\n");
 }
 
 void report_graph_print(const struct report_graph *g, const struct row *r, uint64_t total)
 {
-	if (g->folded)
-		print_folded(g, r, total);
+	if (g->layout == GRAPH_FOLDED || g->layout == GRAPH_FLAT)
+		print_chains(g, r, total);
 	else
 		print_graph(g, r, total);
 }
 
 /* perf's -g words, and what each does here. */
 enum graph_word_kind {
-	GRAPH_WORD_LAYOUT,	/* graph or folded */
+	GRAPH_WORD_LAYOUT,	/* graph, fractal, flat or folded */
 	GRAPH_WORD_NONE,	/* -g off */
 	GRAPH_WORD_ORDER,	/* caller or callee */
 	GRAPH_WORD_SAME,	/* what secmap does anyway: function, percent */
@@ -461,8 +512,8 @@ static const struct {
 	{ "graph", GRAPH_WORD_LAYOUT },	   { "folded", GRAPH_WORD_LAYOUT },
 	{ "none", GRAPH_WORD_NONE },	   { "caller", GRAPH_WORD_ORDER },
 	{ "callee", GRAPH_WORD_ORDER },	   { "function", GRAPH_WORD_SAME },
-	{ "percent", GRAPH_WORD_SAME },	   { "flat", GRAPH_WORD_PERF_ONLY },
-	{ "fractal", GRAPH_WORD_PERF_ONLY }, { "address", GRAPH_WORD_PERF_ONLY },
+	{ "percent", GRAPH_WORD_SAME },	   { "flat", GRAPH_WORD_LAYOUT },
+	{ "fractal", GRAPH_WORD_LAYOUT },  { "address", GRAPH_WORD_PERF_ONLY },
 	{ "branch", GRAPH_WORD_PERF_ONLY },  { "period", GRAPH_WORD_PERF_ONLY },
 	{ "count", GRAPH_WORD_PERF_ONLY },
 };
@@ -479,10 +530,10 @@ static int graph_word(const char *word, size_t n)
 }
 
 /*
- * perf's -g words, comma-separated, in any order: the layout (folded; none
- * turns -g off), caller or callee, function (what tells frames apart),
- * percent (what the lines show), a threshold in percent and then a
- * limit of chains a row.
+ * perf's -g words, comma-separated, in any order: the layout (graph,
+ * fractal, flat, folded; none turns -g off), caller or callee, function
+ * (what tells frames apart), percent (what the lines show), a threshold
+ * in percent and then a limit of chains a row.
  */
 int report_graph_option(struct report_opts *o, const char *arg)
 {
@@ -498,7 +549,9 @@ int report_graph_option(struct report_opts *o, const char *arg)
 		i = graph_word(word, strlen(word));
 		switch (i < 0 ? -1 : (int)graph_words[i].kind) {
 		case GRAPH_WORD_LAYOUT:
-			o->graph_folded = word[0] == 'f';
+			o->graph_layout = !strcmp(word, "graph") ? GRAPH_ABSOLUTE :
+					  !strcmp(word, "fractal") ? GRAPH_FRACTAL :
+					  !strcmp(word, "flat") ? GRAPH_FLAT : GRAPH_FOLDED;
 			continue;
 		case GRAPH_WORD_NONE:
 			o->graph = false;
@@ -509,8 +562,8 @@ int report_graph_option(struct report_opts *o, const char *arg)
 		case GRAPH_WORD_SAME:
 			continue;
 		case GRAPH_WORD_PERF_ONLY:
-			p_err("report: -g %s: perf's, not secmap's yet: secmap prints perf's graph "
-			      "and folded layouts", word);
+			p_err("report: -g %s: perf's, not secmap's yet: secmap prints perf's graph, "
+			      "fractal, flat and folded layouts, by function, in percent", word);
 			ret = SECMAP_EXIT_USAGE;
 			continue;
 		}
@@ -522,8 +575,9 @@ int report_graph_option(struct report_opts *o, const char *arg)
 			   (errno = 0, o->graph_limit = strtoul(word, &end, 10), !errno && !*end)) {
 			numbers++;
 		} else {
-			p_err("report: -g takes perf's graph, folded, none, caller, callee, a "
-			      "threshold in percent and a limit of chains, comma-separated, not '%s'",
+			p_err("report: -g takes perf's graph, fractal, flat, folded, none, caller, "
+			      "callee, a threshold in percent and a limit of chains, comma-separated, "
+			      "not '%s'",
 			      text_safe(word));
 			ret = SECMAP_EXIT_USAGE;
 		}

@@ -518,9 +518,9 @@ for args in 0,callee 0,caller callee caller,0.1 callee,0.1,2; do
 		cmp -s perf.g ours.g || diff perf.g ours.g | head -4 | sed 's/^/# /'
 	done
 done
-"$secmap" report -i host-callchain.data -m rec.data -g fractal >/dev/null 2>err; last=$?
-check "report -g fractal: exit 2, one line (perf's layout that secmap does not print yet)" \
-	status_and_line 2 err "fractal"
+"$secmap" report -i host-callchain.data -m rec.data -g graph,count >/dev/null 2>err; last=$?
+check "report -g graph,count: exit 2, one line (perf's value that secmap does not print yet)" \
+	status_and_line 2 err "count"
 # perf's word as -g's own, the next word: refused as perf's, not taken for a file.
 "$secmap" report -i host-callchain.data -m rec.data -g address >/dev/null 2>err; last=$?
 check "report -g address (the next word): exit 2, one line naming it perf's" \
@@ -528,22 +528,32 @@ check "report -g address (the next word): exit 2, one line naming it perf's" \
 "$secmap" report -i host-callchain.data -m rec.data -g folded,bogus >/dev/null 2>err; last=$?
 check "report -g folded,bogus: exit 2, one line" status_and_line 2 err "bogus"
 
-# report -g (graph, perf's default layout): each row's tree under it, as
-# perf report prints it, read back into trees (graph_trees.py): every node
-# perf's, in perf's order but among siblings of one share (perf orders those
-# by heap addresses), and byte for byte where the tree has no such siblings.
+# report -g (graph, perf's default layout, and fractal): each row's tree
+# under it, as perf report prints it, read back into trees
+# (graph_trees.py): every node perf's, in perf's order but among siblings of
+# one share (perf orders those by heap addresses), and byte for byte where
+# the tree has no such siblings. flat: each row's chains, as sets.
 graph_rows() {
-	"$perf" report -i "$1" --stdio --no-children -w 0,64,0,0 --sort "$2" -g "graph,$3" \
+	"$perf" report -i "$1" --stdio --no-children -w 0,64,0,0 --sort "$2" -g "$3" \
 		2>/dev/null >perf.t
-	"$secmap" report -i "$1" -m rec.data --sort "$2" -g "graph,$3" 2>/dev/null >ours.t
-	python3 "$here/graph_trees.py" perf.t ours.t
+	"$secmap" report -i "$1" -m rec.data --sort "$2" -g "$3" 2>/dev/null >ours.t
+	case $3 in
+	flat*) python3 "$here/graph_trees.py" --flat perf.t ours.t ;;
+	*) python3 "$here/graph_trees.py" perf.t ours.t ;;
+	esac
 }
-for args in callee caller 0.1,callee 0,caller; do
+for args in graph,callee graph,caller graph,0.1,callee graph,0,caller fractal,callee \
+	fractal,caller fractal,0.1,callee fractal,0,caller flat flat,caller flat,0 flat,0.1,callee; do
 	for sort in dso,sym sym,dso; do
-		check "report -g graph,$args --sort $sort: perf report's trees of host-callchain.data" \
+		check "report -g $args --sort $sort: perf report's chains of host-callchain.data" \
 			graph_rows host-callchain.data $sort $args
 	done
 done
+# Fractal's "[...]": what the branches shown leave of their parent's share.
+graph_rows host-callchain.data dso,sym fractal,callee >/dev/null
+rest=$(grep -c -- '--\[\.\.\.\]' perf.t)
+check "report -g fractal: perf's $rest '[...]' branches, as many in secmap's" \
+	eval '[ "$rest" -gt 0 ] && [ "$(grep -c -- "--\[\.\.\.\]" ours.t)" = "$rest" ]'
 
 # report -F: perf's columns in the order given, every row (perf sorts
 # them by the fields, by its own compare functions: compared as sets).
