@@ -797,6 +797,58 @@ TEST_F(res, kernel_symbols_from_kallsyms)
 }
 
 /*
+ * A name that ends the one before it is stored once (a 6.2+ kernel's
+ * __pfx_ padding symbols come just before their functions): each address
+ * still gets its own name, the short one included, in any order of lines,
+ * with a data symbol between and a line cut between two pieces.
+ */
+TEST_F(res, kernel_names_that_end_the_one_before)
+{
+	static const char ks[] =
+		"ffffffff81000ff0 T __pfx_foo\n"
+		"ffffffff81001000 T foo\n"
+		"ffffffff81001100 t oo\n"
+		"ffffffff81001200 t foo\n"
+		"ffffffff81001ff0 t __pfx_bar\n"
+		"ffffffff81001ff8 D data_bar\n"
+		"ffffffff81002000 t bar\n"
+		"ffffffff81000e00 T __pfx___pfx_foo\n"
+		"ffffffff81003000 T x\n"
+		"ffffffff81003100 T xx\n";
+	static const struct {
+		uint64_t at;
+		const char *name;
+	} want[] = {
+		{ 0xffffffff81000e01ull, "__pfx___pfx_foo" }, { 0xffffffff81000ff1ull, "__pfx_foo" },
+		{ 0xffffffff81001001ull, "foo" }, { 0xffffffff81001101ull, "oo" },
+		{ 0xffffffff81001201ull, "foo" }, { 0xffffffff81001ff1ull, "__pfx_bar" },
+		{ 0xffffffff81002001ull, "bar" }, { 0xffffffff81003001ull, "x" },
+		{ 0xffffffff81003101ull, "xx" },
+	};
+	SECMAP_OPTS(secmap_resolver_opts, opts, .search = &self->search, .no_ko = true);
+	struct secmap_record rec = {
+		.sz = sizeof(struct secmap_record),
+		.type = SECMAP_REC_KALLSYMS, .text = ks, .text_len = 50,
+	};
+	SECMAP_OPTS(secmap_resolution, r);
+	size_t i;
+
+	ASSERT_EQ(0, secmap_resolver_new(&opts, &self->res));
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	rec.text = ks + 50;
+	rec.text_len = sizeof(ks) - 1 - 50;
+	rec.text_offset = 50;
+	ASSERT_EQ(0, secmap_resolver_add(self->res, &rec));
+	ASSERT_EQ(0, secmap_resolver_finish(self->res));
+	ASSERT_EQ(9, secmap_resolver_nr_kernel_symbols(self->res));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ASSERT_EQ(0, secmap_resolve(self->res, want[i].at, 1, &r));
+		EXPECT_STREQ(want[i].name, r.symbol) TH_LOG("%#" PRIx64, want[i].at);
+		EXPECT_EQ(1, r.symbol_offset);
+	}
+}
+
+/*
  * A recording may say anything: symbols near both ends of the address
  * space (a text the size of it, in few buckets), the last in the top page,
  * a page below the first modulo 2^64. (Address 0 is kallsyms' hidden

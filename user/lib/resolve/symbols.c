@@ -22,6 +22,7 @@ static int kallsyms_line(struct secmap_resolver *res, const char *line, size_t l
 {
 	const char *name;
 	size_t name_len;
+	uint32_t name_off;
 	uint64_t addr;
 	char type;
 
@@ -39,6 +40,17 @@ static int kallsyms_line(struct secmap_resolver *res, const char *line, size_t l
 		res->ksyms = k;
 		res->ksyms_cap = cap;
 	}
+	/*
+	 * A name that ends the one before shares its bytes: since 6.2 most
+	 * functions have a __pfx_ symbol, their padding, just before them.
+	 * That is 40% of a kernel's names' bytes.
+	 */
+	if (res->nr_ksyms && res->last_name_len >= name_len &&
+	    !memcmp(res->kernel_names + res->last_name_off + res->last_name_len - name_len, name,
+		    name_len)) {
+		name_off = res->last_name_off + (uint32_t)(res->last_name_len - name_len);
+		goto add;
+	}
 	if (res->kernel_names_len + name_len + 1 > UINT32_MAX)
 		return -EFBIG;
 	if (res->kernel_names_len + name_len + 1 > res->kernel_names_cap) {
@@ -53,6 +65,13 @@ static int kallsyms_line(struct secmap_resolver *res, const char *line, size_t l
 		res->kernel_names = n;
 		res->kernel_names_cap = cap;
 	}
+	name_off = (uint32_t)res->kernel_names_len;
+	memcpy(res->kernel_names + res->kernel_names_len, name, name_len);
+	res->kernel_names_len += name_len;
+	res->kernel_names[res->kernel_names_len++] = '\0';
+	res->last_name_off = name_off;
+	res->last_name_len = name_len;
+add:
 	if (name_len == 5 && !memcmp(name, "_text", 5) && !res->ksym_text)
 		res->ksym_text = addr;
 	else if (name_len == 6 && !memcmp(name, "_stext", 6) && !res->ksym_stext)
@@ -60,11 +79,8 @@ static int kallsyms_line(struct secmap_resolver *res, const char *line, size_t l
 	if (res->nr_ksyms && res->ksyms[res->nr_ksyms - 1].addr > addr)
 		res->ksyms_sorted = false;
 	res->ksyms[res->nr_ksyms].addr = addr;
-	res->ksyms[res->nr_ksyms].name_off = (uint32_t)res->kernel_names_len;
+	res->ksyms[res->nr_ksyms].name_off = name_off;
 	res->nr_ksyms++;
-	memcpy(res->kernel_names + res->kernel_names_len, name, name_len);
-	res->kernel_names_len += name_len;
-	res->kernel_names[res->kernel_names_len++] = '\0';
 	return 0;
 }
 
