@@ -549,10 +549,10 @@ struct secmap_uevent_watch;
 int libsecmap_uevent_watch_take(struct secmap_uevent_watch *w, const char *buf, size_t len,
 				struct secmap_event **event);
 /*
- * Adds @flags to each section of @mod's init part (kernel/snapshot.c):
+ * Flags each section of @mod's init part INIT and FREED (kernel/snapshot.c):
  * .init*, and the full .symtab and .strtab, which the kernel puts there.
  */
-void libsecmap_module_mark_init(struct secmap_module *mod, uint32_t flags);
+void libsecmap_module_mark_init_freed(struct secmap_module *mod);
 /* Frees @mod's arrays; its strings stay with the pool they came from. */
 void libsecmap_module_release(struct secmap_module *mod);
 /* Room for at least that many sections and regions, so that adding them needs no realloc(). */

@@ -200,13 +200,13 @@ static bool in_init_part(const char *name)
 	return !strncmp(name, ".init", 5) || !strcmp(name, ".symtab") || !strcmp(name, ".strtab");
 }
 
-void libsecmap_module_mark_init(struct secmap_module *mod, uint32_t flags)
+void libsecmap_module_mark_init_freed(struct secmap_module *mod)
 {
 	size_t i;
 
 	for (i = 0; i < mod->nr_sections; i++)
 		if (in_init_part(mod->sections[i].name))
-			mod->sections[i].flags |= flags;
+			mod->sections[i].flags |= SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED;
 }
 
 void libsecmap_module_release(struct secmap_module *mod)

@@ -360,7 +360,7 @@ static int read_module(const struct sysfs_ctx *ctx, const char *name, uint32_t s
 	err = read_one(ctx, name, state, &mod, &snap->pool);
 	/* A live module's init part is freed: sysfs shows where it was. */
 	if (!err && state == SECMAP_MODULE_STATE_LIVE)
-		libsecmap_module_mark_init(&mod, SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED);
+		libsecmap_module_mark_init_freed(&mod);
 	if (!err)
 		err = libsecmap_snapshot_add_module(snap, &mod);
 	libsecmap_module_release(&mod);

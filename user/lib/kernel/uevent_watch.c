@@ -139,11 +139,6 @@ static void stamp(struct secmap_uevent_watch *w, uint64_t *local, uint64_t *mono
 		*local = *mono;
 }
 
-static void mark_init_freed(struct secmap_module *mod)
-{
-	libsecmap_module_mark_init(mod, SECMAP_SECTION_F_INIT | SECMAP_SECTION_F_FREED);
-}
-
 SECMAP_EXPORT int secmap_uevent_watch_snapshot(struct secmap_uevent_watch *w,
 					       struct secmap_snapshot **snapshot)
 {
@@ -249,7 +244,7 @@ static void stamp_load(struct secmap_uevent_watch *w, struct secmap_event *ev)
 {
 	uint64_t begun, loaded;
 
-	mark_init_freed(&ev->module);
+	libsecmap_module_mark_init_freed(&ev->module);
 	if (w->load_times != 1 ||
 	    libsecmap_load_trace_take(&w->trace, ev->module.name, ev->time_local_ns, &begun,
 				      &loaded))
