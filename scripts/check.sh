@@ -47,11 +47,30 @@ claims=$build/claims
 rm -rf "$claims" && mkdir -p "$claims"
 claim() { mkdir "$claims/$1" 2>/dev/null; }
 
+# one_vm K MODE: a VM of kernel K in vm-run.sh's MODE, its TAP into
+# $tapdir (a failed run adds a not-ok line), its failures shown. 1 if it
+# left no TAP.
+one_vm() {
+	local k=$1 mode=$2 name=$1 label=VM rc=0
+
+	if [ "$mode" != test ]; then
+		name=$k-$mode
+		label="VM, $mode"
+	fi
+	step "kernel $k: $label"
+	bash scripts/vm-run.sh "$k" "$mode" "$build" ||
+		echo "not ok - $k: vm-run.sh $mode failed" >>"$build/vm/$name/results.tap"
+	cp "$build/vm/$name/results.tap" "$tapdir/vm-$name.tap" || rc=1
+	[ "$mode" != test ] || head -n 2 "$tapdir/vm-$name.tap"
+	grep -E '^not ok' "$tapdir/vm-$name.tap" || true
+	return $rc
+}
+
 # Build and boot each kernel given that no other lane has claimed, in
 # turn; each step writes its own TAP file. Non-zero if a kernel's VM left
 # no results.
 vm_lane() {
-	local missing=0
+	local missing=0 m
 
 	for k in "$@"; do
 		claim "kernel-$k" || continue
@@ -63,28 +82,15 @@ vm_lane() {
 			echo "not ok - $k: VM tests not run (build failed)" >"$tapdir/vm-$k.tap"
 			continue
 		fi
-		step "kernel $k: VM"
-		bash scripts/vm-run.sh "$k" test "$build" || echo "not ok - $k: vm-run.sh failed" >>"$build/vm/$k/results.tap"
-		cp "$build/vm/$k/results.tap" "$tapdir/vm-$k.tap" || missing=1
-		head -n 2 "$tapdir/vm-$k.tap"
-		grep -E '^not ok' "$tapdir/vm-$k.tap" || true
+		one_vm "$k" test || missing=1
 		if [ "$k" = "$sigenforce_kernel" ]; then
-			step "kernel $k: VM, sig-enforce"
-			bash scripts/vm-run.sh "$k" sig-enforce "$build" ||
-				echo "not ok - $k: vm-run.sh sig-enforce failed" \
-					>>"$build/vm/$k-sig-enforce/results.tap"
-			cp "$build/vm/$k-sig-enforce/results.tap" "$tapdir/vm-$k-sig-enforce.tap" ||
-				missing=1
-			grep -E '^not ok' "$tapdir/vm-$k-sig-enforce.tap" || true
+			one_vm "$k" sig-enforce || missing=1
 		fi
-		[ "$k" = "$lockdown_kernel" ] || continue
-		for m in lockdown-integrity lockdown-confidentiality; do
-			step "kernel $k: VM, $m"
-			bash scripts/vm-run.sh "$k" "$m" "$build" ||
-				echo "not ok - $k: vm-run.sh $m failed" >>"$build/vm/$k-$m/results.tap"
-			cp "$build/vm/$k-$m/results.tap" "$tapdir/vm-$k-$m.tap" || missing=1
-			grep -E '^not ok' "$tapdir/vm-$k-$m.tap" || true
-		done
+		if [ "$k" = "$lockdown_kernel" ]; then
+			for m in lockdown-integrity lockdown-confidentiality; do
+				one_vm "$k" "$m" || missing=1
+			done
+		fi
 	done
 	return $missing
 }
