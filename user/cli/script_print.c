@@ -35,9 +35,9 @@ static bool __attribute__((noinline)) line_grow(struct line *l, size_t n)
 	size_t cap = l->cap ? l->cap : 4096;
 	char *buf;
 
-	while (cap < l->len + n)
+	while (cap < l->len + n && cap <= SIZE_MAX / 2)
 		cap *= 2;
-	buf = realloc(l->buf, cap);
+	buf = cap >= l->len + n ? realloc(l->buf, cap) : NULL;
 	if (!buf) {
 		l->nomem = true;
 		return false;
