@@ -35,21 +35,44 @@ cd "$out"
 # end took perf 6.1 minutes here (perf kept sampling its own pass over
 # the file); neither reader needs them, the files are still here.
 record() {
-	local file=$1 secs=$2 work=$3 samples
+	local file=$1 secs=$2 work=$3
 	shift 3
 	"$perf" record -B -q "$@" -c 10000 -a -o "$file" -- sh -c '
 		for cpu in $(seq "$(nproc)"); do timeout "$1" sh -c "$2" & done
 		wait' sh "$secs" "$work" 2>/dev/null
-	samples=$("$secmap" report -j -i "$file" -m rec.data -q | python3 -c '
+}
+count() {
+	"$secmap" report -j -i "$1" -m rec.data -q | python3 -c '
 import json, sys
-print(sum(e["samples"] for e in json.load(sys.stdin)["events"]))')
-	echo "bench report: $file: $(du -m "$file" | cut -f1) MB perf.data, $samples samples ($*)"
+print(sum(e["samples"] for e in json.load(sys.stdin)["events"]))'
+}
+# say FILE HOW: its size and samples.
+say() {
+	local samples
+	samples=$(count "$1")
+	echo "bench report: $1: $(du -m "$1" | cut -f1) MB perf.data, $samples samples ($2)"
 	[ "$samples" -ge 1000000 ] || echo "bench report: fewer than a million samples: raise SECONDS"
 }
-# The kernel throttles a -g recording's rate (its interrupts take longer):
-# twice as long. Kernel samples come from system calls: dd's one-byte ones.
-record chain.data $((2 * seconds)) 'while :; do :; done' -g -e cpu-clock
-record kernel.data $((2 * seconds)) 'dd if=/dev/zero of=/dev/null bs=1' -e cpu-clock:k
+# record_enough FILE SECONDS WORK PERF_ARGS...: at least a million
+# samples. A -g recording keeps fewer a second than one without (the
+# kernel throttles its interrupts, and perf record cannot write its large
+# samples as fast as they come: here 14 000 a second kept, millions lost),
+# and how many depends on the machine: from SECONDS on, as long again as a
+# million and a fifth would take at the rate kept, up to three times.
+record_enough() {
+	local file=$1 secs=$2 tries=3 kept
+	shift 2
+	while :; do
+		record "$file" "$secs" "$@"
+		kept=$(count "$file")
+		[ "$kept" -lt 1000000 ] && [ $((tries -= 1)) -gt 0 ] || break
+		secs=$(((1200000 * secs + kept - 1) / (kept ? kept : 1)))
+	done
+	say "$file" "${*:2}"
+}
+record_enough chain.data "$seconds" 'while :; do :; done' -g -e cpu-clock
+# Kernel samples come from system calls: dd's one-byte ones.
+record_enough kernel.data "$seconds" 'dd if=/dev/zero of=/dev/null bs=1' -e cpu-clock:k
 
 # compare TITLE RUNS GOAL FILE SECMAP_ARGS -- PERF_ARGS: RUNS of each,
 # the two taking turns on one CPU: a host whose speed drifts over seconds
