@@ -766,6 +766,12 @@ struct libsecmap_build_info {
 	int err;			/* why not */
 };
 
+/*
+ * [*@lo, *@lo + *@len): the core kernel's text, when no module map of the
+ * recording ever overlapped it: an address there is answered alike at
+ * any time. 0, or -ENOENT.
+ */
+int libsecmap_resolver_core_span(const struct secmap_resolver *res, uint64_t *lo, uint64_t *len);
 size_t libsecmap_resolver_nr_lives(const struct secmap_resolver *res);
 void libsecmap_resolver_life(const struct secmap_resolver *res, size_t life, uint32_t *build,
 			     size_t *nr_maps);

@@ -1708,6 +1708,81 @@ TEST(kernel_maps_yield_to_the_recording)
 }
 
 /*
+ * The session remembers the core kernel's answers by address, since they
+ * hold at any time: only where no module map of the recording ever
+ * overlapped the core's text. Here one did, for a while: the same address
+ * is the core's, the module's, and the core's again. Each sample comes
+ * after a few hundred others, in batches of their own.
+ */
+TEST(core_kernel_answers_and_a_module_over_them)
+{
+	enum { SPREAD = 300 };
+	static const char ks[] = "ffffffff81000000 T _text\nffffffff81000000 T core_fn\n"
+				 "ffffffff81100000 T _etext\n";
+	static const struct {
+		uint64_t ip, time;
+		const char *dso, *symbol;
+	} want[] = {
+		{ 0xffffffff81000010ull, 1000, "[kernel.kallsyms]", "core_fn" },
+		{ 0xffffffff81050000ull, 1000, "[kernel.kallsyms]", "core_fn" },
+		{ 0xffffffff81000010ull, 2500, "[over]", NULL },
+		{ 0xffffffff81050000ull, 2500, "[kernel.kallsyms]", "core_fn" },
+		{ 0xffffffff81000010ull, 3500, "[kernel.kallsyms]", "core_fn" },
+	};
+	SECMAP_OPTS(secmap_record, rec, .type = SECMAP_REC_KALLSYMS, .text = ks,
+		    .text_len = sizeof(ks) - 1);
+	struct resolver_args args = { .no_ko = true, .quiet = true };
+	const struct secmap_sample *smp;
+	struct secmap_writer *wr;
+	struct walk_files files;
+	struct bytes d = { 0 }, f;
+	struct sample_walk *w;
+	size_t i, j, n = 0;
+	int fd, ret;
+
+	strcpy(files.rec, "/tmp/perf_data_test.rec.XXXXXX");
+	fd = mkstemp(files.rec);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, secmap_writer_new(fd, 0, &wr));
+	ASSERT_EQ(0, secmap_writer_add(wr, &rec));
+	rec = (struct secmap_record){ .sz = sizeof(rec), .type = SECMAP_REC_SEC_MAP,
+				      .pid = SECMAP_PID_HOST_KERNEL, .module = "over",
+				      .section = ".text", .start = 0xffffffff81000000ull,
+				      .len = 0x1000, .time_local_ns = 2000, .time_mono_ns = 2000,
+				      .flags = SECMAP_MAP_F_EXEC, .seq = 1 };
+	ASSERT_EQ(0, secmap_writer_add(wr, &rec));
+	rec = (struct secmap_record){ .sz = sizeof(rec), .type = SECMAP_REC_UNMAP,
+				      .pid = SECMAP_PID_HOST_KERNEL, .module = "over",
+				      .time_local_ns = 3000, .time_mono_ns = 3000, .seq = 1 };
+	ASSERT_EQ(0, secmap_writer_add(wr, &rec));
+	ASSERT_EQ(0, secmap_writer_free(wr));
+	close(fd);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		for (j = 0; j < SPREAD; j++)
+			put_kernel_sample_at(&d, want[i].ip, want[i].time + j);
+	f = make_file(&simple_ev, 1, &d);
+	snprintf(files.data, sizeof(files.data), "%s", write_file(&f));
+	free(f.p);
+	args.input = files.data;
+	args.map = files.rec;
+	ASSERT_EQ(0, sample_walk_open(&args, 0, &w));
+	while ((ret = sample_walk_next(w, &smp)) == 1) {
+		i = n++ / SPREAD;
+		ASSERT_GT(sizeof(want) / sizeof(want[0]), i);
+		EXPECT_STREQ(want[i].dso, smp->frame->dso) TH_LOG("sample %zu", n - 1);
+		if (want[i].symbol) {
+			EXPECT_STREQ(want[i].symbol, smp->frame->symbol);
+		} else {
+			EXPECT_EQ(NULL, smp->frame->symbol);
+		}
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(SPREAD * sizeof(want) / sizeof(want[0]), n);
+	close_walk(&files, w);
+	free(d.p);
+}
+
+/*
  * User frames named by the functions of the file mapped there, found by
  * the offset in the file, as nm and readelf place them; C++ names shown
  * as perf shows them; no name where the file has no function.

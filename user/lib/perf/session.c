@@ -87,7 +87,12 @@ static int kernel_frame(struct secmap_session *w, int err, const struct secmap_r
 	return 0;
 }
 
-/* Resolve the kernel frames waiting in the batch. */
+static size_t core_slot(uint64_t ip)
+{
+	return (size_t)((ip ^ ip >> 12) & (CORE_ANSWERS - 1));
+}
+
+/* Resolve the kernel frames waiting in the batch; remember the core's answers. */
 static int flush_kernel_frames(struct secmap_session *w)
 {
 	size_t i, n = w->nr_kernel;
@@ -96,21 +101,43 @@ static int flush_kernel_frames(struct secmap_session *w)
 	w->kernel_res[0].sz = sizeof(w->kernel_res[0]);
 	secmap_resolve_many(w->res, w->kernel_ips, w->kernel_times, n, w->kernel_res,
 			    w->kernel_ret);
-	for (i = 0; i < n; i++)
-		if (kernel_frame(w, w->kernel_ret[i], &w->kernel_res[i], w->kernel_times[i],
-				 w->kernel_frames[i]))
+	for (i = 0; i < n; i++) {
+		struct secmap_frame *f = w->kernel_frames[i];
+
+		if (kernel_frame(w, w->kernel_ret[i], &w->kernel_res[i], w->kernel_times[i], f))
 			return -ENOMEM;
+		if (!w->kernel_ret[i] && w->kernel_res[i].kind == SECMAP_RESOLVED_KERNEL &&
+		    f->ip - w->core_lo < w->core_len)
+			w->core_answers[core_slot(f->ip)] = (struct core_answer){
+				.ip = f->ip, .module = f->module, .dso = f->dso, .symbol = f->symbol,
+				.symbol_offset = f->symbol_offset,
+			};
+	}
 	return 0;
 }
 
 /*
  * @f, a kernel frame at @ip, into the batch, which read_sample() keeps room
  * in. @f must stay where it is until the batch is resolved: a sample read
- * ahead, or the chain buffer that fill_ahead() hands to it.
+ * ahead, or the chain buffer that fill_ahead() hands to it. A core
+ * kernel address answered before is answered at once.
  */
 static void add_kernel_frame(struct secmap_session *w, uint64_t ip, uint64_t time, struct secmap_frame *f)
 {
+	const struct core_answer *a;
+
 	f->ip = ip;
+	if (ip - w->core_lo < w->core_len) {
+		a = &w->core_answers[core_slot(ip)];
+		if (a->ip == ip && a->dso) {
+			/* What kernel_frame() made of the resolver's answer. */
+			f->module = a->module;
+			f->dso = a->dso;
+			f->symbol = a->symbol;
+			f->symbol_offset = a->symbol_offset;
+			return;
+		}
+	}
 	w->kernel_frames[w->nr_kernel] = f;
 	w->kernel_ips[w->nr_kernel] = ip;
 	w->kernel_times[w->nr_kernel++] = time;
@@ -227,9 +254,22 @@ SECMAP_EXPORT int secmap_session_clock(const struct secmap_session *s, enum secm
 SECMAP_EXPORT int secmap_session_set_resolver(struct secmap_session *s,
 					      const struct secmap_resolver *res)
 {
+	uint64_t lo, len;
+
 	if (!s || !res || s->read_ended || s->nr_ahead)
 		return libsecmap_err(-EINVAL);
 	s->res = res;
+	s->core_len = 0;
+	free(s->core_answers);
+	s->core_answers = NULL;
+	if (libsecmap_resolver_core_span(res, &lo, &len))
+		return 0;
+	/* Without the memory, every frame goes through the resolver. */
+	s->core_answers = calloc(CORE_ANSWERS, sizeof(*s->core_answers));
+	if (s->core_answers) {
+		s->core_lo = lo;
+		s->core_len = len;
+	}
 	return 0;
 }
 
@@ -712,6 +752,7 @@ SECMAP_EXPORT void secmap_session_close(struct secmap_session *w)
 	walk_free_tasks(&w->threads);
 	walk_free_tasks(&w->kernel);
 	free(w->chain);
+	free(w->core_answers);
 	for (i = 0; w->ahead && i < AHEAD; i++)
 		free(w->ahead[i].chain);
 	free(w->ahead);

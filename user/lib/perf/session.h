@@ -21,6 +21,7 @@
 #define MAX_STACK		127
 #define AHEAD			64	/* samples read ahead, see struct secmap_session */
 #define KERNEL_BATCH		1024	/* kernel frames resolved in one call */
+#define CORE_ANSWERS		4096	/* core kernel answers remembered */
 
 /* Strings (comms, paths) kept for the walk's lifetime, each once: items are malloc()ed copies. */
 struct interned {
@@ -153,6 +154,17 @@ struct secmap_session {
 	struct secmap_resolution kernel_res[KERNEL_BATCH];
 	int kernel_ret[KERNEL_BATCH];
 	size_t nr_kernel;
+	/*
+	 * The core kernel's answers, by address, where no module ever
+	 * overlapped its text (they hold at any time): a sample in a hot
+	 * function is then a lookup here, not a trip through the resolver.
+	 */
+	uint64_t core_lo, core_len;	/* core_len 0: none */
+	struct core_answer {
+		uint64_t ip;
+		const char *module, *dso, *symbol;
+		uint64_t symbol_offset;
+	} *core_answers;
 	/* kernel_frame(): the last module answered, and its "[module]" dso */
 	const char *last_module;
 	const char *last_module_dso;

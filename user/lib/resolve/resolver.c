@@ -514,6 +514,20 @@ SECMAP_EXPORT void secmap_resolve_many(const struct secmap_resolver *res, const 
 	}
 }
 
+int libsecmap_resolver_core_span(const struct secmap_resolver *res, uint64_t *lo, uint64_t *len)
+{
+	size_t i;
+
+	if (!res->finished || !res->nr_ksyms)
+		return -ENOENT;
+	for (i = 0; i < res->nr_maps; i++)
+		if (res->maps[i].start < res->kernel_end && res->maps[i].end > res->ksyms[0].addr)
+			return -ENOENT;
+	*lo = res->ksyms[0].addr;
+	*len = res->kernel_end - *lo;
+	return 0;
+}
+
 size_t libsecmap_resolver_nr_lives(const struct secmap_resolver *res)
 {
 	return res->nr_lives;
