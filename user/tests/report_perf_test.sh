@@ -533,8 +533,10 @@ check "report -g folded,bogus: exit 2, one line" status_and_line 2 err "bogus"
 # (graph_trees.py): every node perf's, in perf's order but among siblings of
 # one share (perf orders those by heap addresses), and byte for byte where
 # the tree has no such siblings. flat: each row's chains, as sets.
+# No column cut: -w 64 for the second, meant for a comm, cut a C++ name of
+# the compiler's sorted sym,dso (the VM lane builds kernels meanwhile).
 graph_rows() {
-	"$perf" report -i "$1" --stdio --no-children -w 0,64,0,0 --sort "$2" -g "$3" \
+	"$perf" report -i "$1" --stdio --no-children -w 0,0,0,0 --sort "$2" -g "$3" \
 		2>/dev/null >perf.t
 	"$secmap" report -i "$1" -m rec.data --sort "$2" -g "$3" 2>/dev/null >ours.t
 	case $3 in
