@@ -187,8 +187,7 @@ struct secmap_resolver {
 	uint64_t ksym_text, ksym_stext;	/* their addresses in the kallsyms text; 0: absent */
 	char *kernel_names;		/* text symbols' names, NUL-separated */
 	size_t kernel_names_len, kernel_names_cap;
-	uint32_t last_name_off;		/* the name last placed there, and its length */
-	size_t last_name_len;
+	uint32_t last_name_off;		/* the name last placed there: it ends the names */
 	size_t ksyms_cap;
 	bool ksyms_sorted;
 	struct rs_kernel_sym *ksyms;

@@ -45,11 +45,15 @@ static int kallsyms_line(struct secmap_resolver *res, const char *line, size_t l
 	 * functions have a __pfx_ symbol, their padding, just before them.
 	 * That is 40% of a kernel's names' bytes.
 	 */
-	if (res->nr_ksyms && res->last_name_len >= name_len &&
-	    !memcmp(res->kernel_names + res->last_name_off + res->last_name_len - name_len, name,
-		    name_len)) {
-		name_off = res->last_name_off + (uint32_t)(res->last_name_len - name_len);
-		goto add;
+	if (res->nr_ksyms) {
+		/* The name last placed ends the names: its NUL is the last byte. */
+		size_t last_end = res->kernel_names_len - 1;
+
+		if (last_end - res->last_name_off >= name_len &&
+		    !memcmp(res->kernel_names + last_end - name_len, name, name_len)) {
+			name_off = (uint32_t)(last_end - name_len);
+			goto add;
+		}
 	}
 	if (res->kernel_names_len + name_len + 1 > UINT32_MAX)
 		return -EFBIG;
@@ -70,7 +74,6 @@ static int kallsyms_line(struct secmap_resolver *res, const char *line, size_t l
 	res->kernel_names_len += name_len;
 	res->kernel_names[res->kernel_names_len++] = '\0';
 	res->last_name_off = name_off;
-	res->last_name_len = name_len;
 add:
 	if (name_len == 5 && !memcmp(name, "_text", 5) && !res->ksym_text)
 		res->ksym_text = addr;
