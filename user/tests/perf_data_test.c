@@ -1227,6 +1227,36 @@ static void close_walk(struct walk_files *files, struct sample_walk *w)
 	unlink(files->rec);
 }
 
+/* open_walk() with a recording of @nr records, @recs, written by libsecmap's writer. */
+static int open_walk_with(const struct bytes *d, const struct secmap_record *recs, size_t nr,
+			  struct walk_files *files, struct sample_walk **w)
+{
+	struct resolver_args args = { .no_ko = true, .quiet = true };
+	struct secmap_writer *wr;
+	struct bytes f;
+	int fd, err;
+	size_t i;
+
+	strcpy(files->rec, "/tmp/perf_data_test.rec.XXXXXX");
+	fd = mkstemp(files->rec);
+	if (fd < 0)
+		return -errno;
+	err = secmap_writer_new(fd, 0, &wr);
+	for (i = 0; !err && i < nr; i++)
+		err = secmap_writer_add(wr, &recs[i]);
+	if (!err)
+		err = secmap_writer_free(wr);
+	close(fd);
+	if (err)
+		return err;
+	f = make_file(&simple_ev, 1, d);
+	snprintf(files->data, sizeof(files->data), "%s", write_file(&f));
+	free(f.p);
+	args.input = files->data;
+	args.map = files->rec;
+	return sample_walk_open(&args, 0, w);
+}
+
 /* An MMAP2 of @pid: @len bytes at @start of @path, made at @time. */
 static void put_mmap2(struct bytes *d, int32_t pid, uint64_t start, uint64_t len,
 		      const char *path, uint64_t time)
@@ -1659,39 +1689,25 @@ TEST(kernel_code_and_maps)
  */
 TEST(kernel_maps_yield_to_the_recording)
 {
-	SECMAP_OPTS(secmap_record, rec, .type = SECMAP_REC_RESYNC, .reason = SECMAP_RESYNC_START,
-		    .source = SECMAP_SOURCE_NETLINK, .nr_maps = 1, .nr_modules = 1);
-	struct resolver_args args = { .no_ko = true, .quiet = true };
-	struct secmap_writer *wr;
+	const struct secmap_record recs[] = {
+		{ .sz = sizeof(recs[0]), .type = SECMAP_REC_RESYNC, .reason = SECMAP_RESYNC_START,
+		  .source = SECMAP_SOURCE_NETLINK, .nr_maps = 1, .nr_modules = 1 },
+		{ .sz = sizeof(recs[0]), .type = SECMAP_REC_SEC_MAP, .pid = SECMAP_PID_HOST_KERNEL,
+		  .module = "foo_bar", .section = ".text", .start = 0xffffffffc0200000ull,
+		  .len = 0x100, .flags = SECMAP_MAP_F_EXEC | SECMAP_MAP_F_SNAPSHOT },
+	};
 	struct walk_files files;
-	struct bytes d = { 0 }, f;
+	struct bytes d = { 0 };
 	struct sample_walk *w;
 	const struct secmap_sample *smp;
-	int fd, ret, n = 0;
+	int ret, n = 0;
 
-	strcpy(files.rec, "/tmp/perf_data_test.rec.XXXXXX");
-	fd = mkstemp(files.rec);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, secmap_writer_new(fd, 0, &wr));
-	ASSERT_EQ(0, secmap_writer_add(wr, &rec));
-	rec = (struct secmap_record){ .sz = sizeof(rec), .type = SECMAP_REC_SEC_MAP,
-				      .pid = SECMAP_PID_HOST_KERNEL, .module = "foo_bar",
-				      .section = ".text", .start = 0xffffffffc0200000ull,
-				      .len = 0x100, .flags = SECMAP_MAP_F_EXEC | SECMAP_MAP_F_SNAPSHOT };
-	ASSERT_EQ(0, secmap_writer_add(wr, &rec));
-	ASSERT_EQ(0, secmap_writer_free(wr));
-	close(fd);
 	put_mmap2(&d, -1, 0xffffffffc0100000ull, 0x1000,
 		  "/lib/modules/6.1.0/kernel/net/foo-bar.ko.xz", 0);
 	put_mmap2(&d, -1, 0xffffffffc0300000ull, 0x1000, "/lib/modules/6.1.0/other.ko", 0);
 	put_kernel_sample_at(&d, 0xffffffffc0100010ull, 1500);
 	put_kernel_sample_at(&d, 0xffffffffc0300010ull, 1500);
-	f = make_file(&simple_ev, 1, &d);
-	snprintf(files.data, sizeof(files.data), "%s", write_file(&f));
-	free(f.p);
-	args.input = files.data;
-	args.map = files.rec;
-	ASSERT_EQ(0, sample_walk_open(&args, 0, &w));
+	ASSERT_EQ(0, open_walk_with(&d, recs, 2, &files, &w));
 	while ((ret = sample_walk_next(w, &smp)) == 1) {
 		if (n++ == 0) {
 			EXPECT_STREQ("[unknown]", smp->frame->dso);
@@ -1729,43 +1745,27 @@ TEST(core_kernel_answers_and_a_module_over_them)
 		{ 0xffffffff81050000ull, 2500, "[kernel.kallsyms]", "core_fn" },
 		{ 0xffffffff81000010ull, 3500, "[kernel.kallsyms]", "core_fn" },
 	};
-	SECMAP_OPTS(secmap_record, rec, .type = SECMAP_REC_KALLSYMS, .text = ks,
-		    .text_len = sizeof(ks) - 1);
-	struct resolver_args args = { .no_ko = true, .quiet = true };
+	const struct secmap_record recs[] = {
+		{ .sz = sizeof(recs[0]), .type = SECMAP_REC_KALLSYMS, .text = ks,
+		  .text_len = sizeof(ks) - 1 },
+		{ .sz = sizeof(recs[0]), .type = SECMAP_REC_SEC_MAP, .pid = SECMAP_PID_HOST_KERNEL,
+		  .module = "over", .section = ".text", .start = 0xffffffff81000000ull,
+		  .len = 0x1000, .time_local_ns = 2000, .time_mono_ns = 2000,
+		  .flags = SECMAP_MAP_F_EXEC, .seq = 1 },
+		{ .sz = sizeof(recs[0]), .type = SECMAP_REC_UNMAP, .pid = SECMAP_PID_HOST_KERNEL,
+		  .module = "over", .time_local_ns = 3000, .time_mono_ns = 3000, .seq = 1 },
+	};
 	const struct secmap_sample *smp;
-	struct secmap_writer *wr;
 	struct walk_files files;
-	struct bytes d = { 0 }, f;
+	struct bytes d = { 0 };
 	struct sample_walk *w;
 	size_t i, j, n = 0;
-	int fd, ret;
+	int ret;
 
-	strcpy(files.rec, "/tmp/perf_data_test.rec.XXXXXX");
-	fd = mkstemp(files.rec);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, secmap_writer_new(fd, 0, &wr));
-	ASSERT_EQ(0, secmap_writer_add(wr, &rec));
-	rec = (struct secmap_record){ .sz = sizeof(rec), .type = SECMAP_REC_SEC_MAP,
-				      .pid = SECMAP_PID_HOST_KERNEL, .module = "over",
-				      .section = ".text", .start = 0xffffffff81000000ull,
-				      .len = 0x1000, .time_local_ns = 2000, .time_mono_ns = 2000,
-				      .flags = SECMAP_MAP_F_EXEC, .seq = 1 };
-	ASSERT_EQ(0, secmap_writer_add(wr, &rec));
-	rec = (struct secmap_record){ .sz = sizeof(rec), .type = SECMAP_REC_UNMAP,
-				      .pid = SECMAP_PID_HOST_KERNEL, .module = "over",
-				      .time_local_ns = 3000, .time_mono_ns = 3000, .seq = 1 };
-	ASSERT_EQ(0, secmap_writer_add(wr, &rec));
-	ASSERT_EQ(0, secmap_writer_free(wr));
-	close(fd);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		for (j = 0; j < SPREAD; j++)
 			put_kernel_sample_at(&d, want[i].ip, want[i].time + j);
-	f = make_file(&simple_ev, 1, &d);
-	snprintf(files.data, sizeof(files.data), "%s", write_file(&f));
-	free(f.p);
-	args.input = files.data;
-	args.map = files.rec;
-	ASSERT_EQ(0, sample_walk_open(&args, 0, &w));
+	ASSERT_EQ(0, open_walk_with(&d, recs, 3, &files, &w));
 	while ((ret = sample_walk_next(w, &smp)) == 1) {
 		i = n++ / SPREAD;
 		ASSERT_GT(sizeof(want) / sizeof(want[0]), i);
