@@ -117,6 +117,9 @@ struct session_lost {
 	uint64_t chunks, events, samples;
 };
 
+/* Names of threads with no COMM remembered, by tid (a power of two). */
+#define UNNAMED_COMMS	64
+
 struct secmap_session {
 	char *input;
 	struct secmap_perf_data *pd;
@@ -181,6 +184,11 @@ struct secmap_session {
 	const struct task *last_thread;
 	int32_t last_pid, last_tid;
 	bool last_task_set, last_thread_set;
+	/* walk_unnamed_comm()'s names, by tid: threads of no COMM come back at every sample */
+	struct unnamed_comm {
+		int32_t tid;
+		const char *name;	/* NULL: free */
+	} unnamed[UNNAMED_COMMS];
 	/* SECMAP_SESSION_ORDERED: samples held until a round says they are due */
 	bool ordered;
 	struct queued *pending;		/* not due yet: a heap, the oldest first */

@@ -312,13 +312,22 @@ const char *walk_comm_at(const struct task *t, uint64_t time)
 	return own ? own->comm : NULL;
 }
 
-/* perf's name for a thread it knows no COMM of: ":TID" (":-1" for a sample of no task). */
+/*
+ * perf's name for a thread it knows no COMM of: ":TID" (":-1" for a
+ * sample of no task). Such a thread's samples each ask: the names are
+ * remembered, not printed and interned again. NULL if out of memory.
+ */
 const char *walk_unnamed_comm(struct secmap_session *w, int32_t tid)
 {
+	struct unnamed_comm *u = &w->unnamed[(uint32_t)tid % UNNAMED_COMMS];
 	char name[16];
 
+	if (u->name && u->tid == tid)
+		return u->name;
 	snprintf(name, sizeof(name), ":%d", (int)tid);
-	return walk_intern(&w->strings, name);
+	u->tid = tid;
+	u->name = walk_intern(&w->strings, name);
+	return u->name;
 }
 
 /* A FORK record, applied once every MMAP and COMM is known. */
