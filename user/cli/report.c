@@ -42,37 +42,82 @@ struct table {
 	/*
 	 * perf tells files apart by their short names (-v: whole paths): two
 	 * files named cc1 are one row. A file's key is the first file seen
-	 * with its short name (the map's items), the last one asked kept.
+	 * with its short name (dso_by_name's items); each file's key, once
+	 * found, is kept by the file's (interned) name: samples alternate
+	 * between files, and a short name takes a sscanf().
 	 */
 	bool verbose;
 	struct libsecmap_hashmap dso_by_name;
+	struct libsecmap_hashmap key_by_dso;	/* items index @dso_keys */
+	struct dso_key {
+		const char *dso, *key;
+	} *dso_keys;
+	size_t nr_dso_keys, cap_dso_keys;
 	const char *last_dso, *last_dso_key;
 };
 
-static const char *dso_key(struct table *t, const char *dso)
+/* The first file seen with @dso's short name. */
+static const char *dso_by_short_name(struct table *t, const char *dso)
 {
 	char buf[64], other_buf[64];
 	struct libsecmap_hashmap_slot *slot;
-	const char *name;
-	uint64_t h;
+	const char *name = dso_short_name(dso, buf, sizeof(buf));
+	uint64_t h = libsecmap_hashmap_hash(&t->dso_by_name, name, strlen(name));
 
-	if (dso == t->last_dso)
-		return t->last_dso_key;
-	t->last_dso = t->last_dso_key = dso;
-	if (!dso || t->verbose)
-		return dso;
-	name = dso_short_name(dso, buf, sizeof(buf));
-	h = libsecmap_hashmap_hash(&t->dso_by_name, name, strlen(name));
 	for (slot = libsecmap_hashmap_probe(&t->dso_by_name, h); slot;
 	     slot = libsecmap_hashmap_next(&t->dso_by_name, h, slot)) {
 		const char *other = (const char *)slot->item;
 
 		if (!strcmp(dso_short_name(other, other_buf, sizeof(other_buf)), name))
-			return t->last_dso_key = other;
+			return other;
 	}
 	/* Out of memory: this file keeps a row of its own, no worse. */
 	libsecmap_hashmap_add(&t->dso_by_name, h, (uintptr_t)dso);
 	return dso;
+}
+
+/* @key as @dso's, under @dso's hash @h: 0 or -ENOMEM. */
+static int remember_dso_key(struct table *t, uint64_t h, const char *dso, const char *key)
+{
+	if (t->nr_dso_keys == t->cap_dso_keys) {
+		size_t n = t->cap_dso_keys ? 2 * t->cap_dso_keys : 64;
+		struct dso_key *keys = reallocarray(t->dso_keys, n, sizeof(*keys));
+
+		if (!keys)
+			return -ENOMEM;
+		t->dso_keys = keys;
+		t->cap_dso_keys = n;
+	}
+	if (libsecmap_hashmap_add(&t->key_by_dso, h, t->nr_dso_keys))
+		return -ENOMEM;
+	t->dso_keys[t->nr_dso_keys++] = (struct dso_key){ .dso = dso, .key = key };
+	return 0;
+}
+
+static const char *dso_key(struct table *t, const char *dso)
+{
+	struct libsecmap_hashmap_slot *slot;
+	const char *key = NULL;
+	uint64_t h;
+
+	if (dso == t->last_dso)
+		return t->last_dso_key;
+	if (!dso || t->verbose)
+		return dso;
+	h = libsecmap_hashmap_hash_u64(&t->key_by_dso, (uintptr_t)dso);
+	for (slot = libsecmap_hashmap_probe(&t->key_by_dso, h); slot && !key;
+	     slot = libsecmap_hashmap_next(&t->key_by_dso, h, slot))
+		if (t->dso_keys[slot->item].dso == dso)
+			key = t->dso_keys[slot->item].key;
+	if (!key) {
+		key = dso_by_short_name(t, dso);
+		/* Out of memory: found again next time, the same. */
+		if (remember_dso_key(t, h, dso, key))
+			return key;
+	}
+	t->last_dso = dso;
+	t->last_dso_key = key;
+	return key;
 }
 
 /* The words of key @k for frame @f of sample @s. */
@@ -672,6 +717,7 @@ int do_report(int argc, char **argv)
 
 	libsecmap_hashmap_init(&t.by_key);
 	libsecmap_hashmap_init(&t.dso_by_name);
+	libsecmap_hashmap_init(&t.key_by_dso);
 	ret = report_args(argc, argv, &o, &args);
 	t.verbose = o.verbose;
 	if (ret >= 0)
@@ -741,6 +787,8 @@ out:
 	free(t.rows);
 	libsecmap_hashmap_free(&t.by_key);
 	libsecmap_hashmap_free(&t.dso_by_name);
+	libsecmap_hashmap_free(&t.key_by_dso);
+	free(t.dso_keys);
 	free(tot.samples);
 	free(tot.period);
 	free(tot.base);
