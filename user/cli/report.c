@@ -31,9 +31,15 @@ const struct report_key_info key_info[NR_KEYS] = {
 	[KEY_SYM] = { "sym", "Symbol" },
 };
 
-/* The rows, found by their key: the map's items index @rows. */
+/* The rows, found by their key: the map's items index @rows and @keys. */
 struct table {
 	struct row *rows;
+	/*
+	 * Each row's key, apart from the row: its event, then key_words
+	 * words. A lookup reads the keys of a few hundred KiB (cache) rather
+	 * than rows of a few MiB.
+	 */
+	uint64_t *keys;
 	size_t nr, cap;
 	size_t key_words;
 	struct libsecmap_hashmap by_key;
@@ -171,12 +177,39 @@ static inline bool same_key(const uint64_t *a, const uint64_t *b, size_t n)
 	return true;
 }
 
+/* Row @i's key, the event first. */
+static inline uint64_t *row_key(const struct table *t, size_t i)
+{
+	return t->keys + i * (1 + t->key_words);
+}
+
+/* Room for one more row: 0 or -ENOMEM. */
+static int table_grow(struct table *t)
+{
+	size_t n = t->cap ? 2 * t->cap : 1024;
+	uint64_t *keys;
+	struct row *r;
+
+	if (t->nr < t->cap)
+		return 0;
+	keys = reallocarray(t->keys, n, (1 + t->key_words) * sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	t->keys = keys;
+	r = reallocarray(t->rows, n, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	t->rows = r;
+	t->cap = n;
+	return 0;
+}
+
 /* The row of frame @f of sample @s (its own frame, or one of its callchain's). */
 static struct row *table_find(struct table *t, const struct sort_keys *keys,
 			      const struct secmap_sample *s, const struct secmap_frame *f)
 {
 	uint64_t key[1 + 2 * NR_KEYS];
-	size_t i, bytes = (1 + t->key_words) * sizeof(key[0]);
+	size_t i, words = 1 + t->key_words;
 	struct libsecmap_hashmap_slot *slot;
 	struct row *r = t->last;
 	uint64_t h;
@@ -184,33 +217,22 @@ static struct row *table_find(struct table *t, const struct sort_keys *keys,
 	key[0] = s->event;
 	for (i = 0; i < keys->nr; i++)
 		key_words(t, keys->key[i], s, f, &key[1 + 2 * i]);
-	if (r && r->event == s->event && same_key(r->key, key + 1, t->key_words))
+	if (r && same_key(row_key(t, (size_t)(r - t->rows)), key, words))
 		return r;
-	h = libsecmap_hashmap_hash(&t->by_key, key, bytes);
+	h = libsecmap_hashmap_hash(&t->by_key, key, words * sizeof(key[0]));
 	for (slot = libsecmap_hashmap_probe(&t->by_key, h); slot;
-	     slot = libsecmap_hashmap_next(&t->by_key, h, slot)) {
-		r = &t->rows[slot->item];
-		if (r->event == s->event && same_key(r->key, key + 1, t->key_words))
-			return t->last = r;
-	}
-	if (t->nr == t->cap) {
-		size_t n = t->cap ? 2 * t->cap : 1024;
-
-		r = reallocarray(t->rows, n, sizeof(*r));
-		if (!r)
-			return NULL;
-		t->rows = r;
-		t->cap = n;
-	}
-	if (libsecmap_hashmap_add(&t->by_key, h, t->nr))
+	     slot = libsecmap_hashmap_next(&t->by_key, h, slot))
+		if (same_key(row_key(t, slot->item), key, words))
+			return t->last = &t->rows[slot->item];
+	if (table_grow(t) || libsecmap_hashmap_add(&t->by_key, h, t->nr))
 		return NULL;
+	memcpy(row_key(t, t->nr), key, words * sizeof(key[0]));
 	r = &t->rows[t->nr++];
 	*r = (struct row){
 		.id = t->nr - 1, .event = s->event, .comm = s->comm, .dso = f->dso, .module = f->module,
 		.section = f->section, .symbol = f->symbol, .tid = s->tid, .cpu = s->cpu,
 		.has_cpu = s->has_cpu, .user = f->user, .addr = unknown_addr(f),
 	};
-	memcpy(r->key, key + 1, bytes - sizeof(key[0]));
 	return t->last = r;
 }
 
@@ -785,6 +807,7 @@ int do_report(int argc, char **argv)
 out:
 	sample_walk_close(w);
 	free(t.rows);
+	free(t.keys);
 	libsecmap_hashmap_free(&t.by_key);
 	libsecmap_hashmap_free(&t.dso_by_name);
 	libsecmap_hashmap_free(&t.key_by_dso);

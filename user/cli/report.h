@@ -31,7 +31,6 @@ struct sort_keys {
 struct row {
 	size_t id;		/* the order it was made in: report_graph's name for it */
 	size_t event;
-	uint64_t key[2 * NR_KEYS];	/* per sort key in order, two words: what tells rows apart */
 	/* What the row shows: its first sample's (the same for every sample of it). */
 	const char *comm, *dso, *module, *section, *symbol;
 	int32_t tid;
