@@ -303,6 +303,9 @@ SECMAP_EXPORT void secmap_perf_data_close(struct secmap_perf_data *pd)
 		return;
 	if (pd->map)
 		munmap((void *)pd->map, pd->map_len);
+	if (pd->fd >= 0)
+		close(pd->fd);
+	free(pd->win);
 	for (i = 0; i < pd->nr_events; i++)
 		free((char *)pd->events[i].pub.name);
 	free(pd->events);
@@ -357,6 +360,13 @@ int libsecmap_perf_data_open_fd(int fd, struct secmap_perf_data **pdp)
 		err = -ENOMEM;
 		goto out;
 	}
+	/* The caller's descriptor is its own to close. */
+	pd->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	pd->win = malloc(WINDOW + REC_MAX);
+	if (pd->fd < 0 || !pd->win) {
+		err = pd->fd < 0 ? -errno : -ENOMEM;
+		goto out;
+	}
 	err = load_events(pd, fd, &pf);
 	if (!err)
 		err = load_names(pd, fd, &pf);
@@ -373,8 +383,8 @@ int libsecmap_perf_data_open_fd(int fd, struct secmap_perf_data **pdp)
 		err = -errno;
 		goto out;
 	}
-	/* Read once, front to back: let the kernel read ahead. */
-	madvise(map, (size_t)pf.file_size, MADV_SEQUENTIAL);
+	/* The data is read once, front to back: let the kernel read ahead. */
+	posix_fadvise(pd->fd, (off_t)pf.data.offset, (off_t)pf.data.size, POSIX_FADV_SEQUENTIAL);
 	pd->map = map;
 	pd->map_len = (size_t)pf.file_size;
 	pd->pos = pf.data.offset;
@@ -515,58 +525,55 @@ static int decompress(struct secmap_perf_data *pd, const uint8_t *in, size_t len
 	}
 }
 
-/* Linux 5.14; an older kernel says EINVAL, and pages come in by faults. */
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-
 /*
- * Map the next stretch of the file in one call rather than a page fault
- * every few pages: faults were 8% of secmap report's time.
+ * The @need bytes of the data section at @pos (before data_end), in the
+ * window: valid until the next call. Bytes of the window from @pos on are
+ * kept, the rest read. NULL if the file ends early (it shrank) or cannot
+ * be read.
  */
-static void populate_ahead(struct secmap_perf_data *pd, uint64_t from)
+static const uint8_t *data_at(struct secmap_perf_data *pd, uint64_t pos, size_t need)
 {
-	uint64_t len = (uint64_t)RELEASE_STEP;
+	size_t keep = 0, want;
+	ssize_t n;
 
-	if (from >= pd->map_len)
-		return;
-	if (len > pd->map_len - from)
-		len = pd->map_len - from;
-	madvise((void *)(pd->map + from), (size_t)len, MADV_POPULATE_READ);
+	if (pos >= pd->win_off && pos - pd->win_off + need <= pd->win_len)
+		return pd->win + (pos - pd->win_off);
+	if (pos >= pd->win_off && pos - pd->win_off < pd->win_len) {
+		keep = pd->win_len - (size_t)(pos - pd->win_off);
+		memmove(pd->win, pd->win + (pos - pd->win_off), keep);
+	}
+	pd->win_off = pos;
+	pd->win_len = keep;
+	want = WINDOW + REC_MAX;
+	if (want > pd->data_end - pos)
+		want = (size_t)(pd->data_end - pos);
+	while (pd->win_len < want) {
+		n = pread(pd->fd, pd->win + pd->win_len, want - pd->win_len,
+			  (off_t)(pos + pd->win_len));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		pd->win_len += (size_t)n;
+	}
+	return need <= pd->win_len ? pd->win : NULL;
 }
 
 /*
- * A record is valid only until the next call, so what lies behind the read
- * position is never looked at again: hand it back every few MiB, so that a
- * perf.data of any size costs little resident memory (its pages would
- * otherwise stay mapped until close).
- */
-static void release_behind(struct secmap_perf_data *pd)
-{
-	uint64_t page = 4096, upto = pd->pos & ~(page - 1);
-
-	if (upto - pd->released < RELEASE_STEP)
-		return;
-	madvise((void *)(pd->map + pd->released), (size_t)(upto - pd->released), MADV_DONTNEED);
-	pd->released = upto;
-	populate_ahead(pd, upto);
-}
-
-/*
- * Step over the samples that come next in the file, up to where pages are
- * next handed back: a pass that wants only the other records then costs a
- * few instructions a sample. What is not a well-formed sample is left to
+ * Step over the samples that come next in the file, as far as the window
+ * holds them: a pass that wants only the other records then costs a few
+ * instructions a sample. What is not a well-formed sample is left to
  * next_raw(), to return or refuse.
  */
 static void step_over_samples(struct secmap_perf_data *pd)
 {
-	uint64_t pos = pd->pos, end = pd->released + RELEASE_STEP, size;
+	uint64_t pos = pd->pos, end = pd->win_off + pd->win_len, size;
 	const uint8_t *p;
 
-	if (end > pd->data_end)
-		end = pd->data_end;
+	if (pos < pd->win_off)
+		return;
 	while (pos < end && end - pos >= 8) {
-		p = pd->map + pos;
+		p = pd->win + (pos - pd->win_off);
 		size = get16(p + 6);
 		if (get32(p) != PERF_RECORD_SAMPLE || size < 8 || size > pd->data_end - pos)
 			break;
@@ -623,13 +630,17 @@ static int next_raw(struct secmap_perf_data *pd, uint64_t *sizep)
 				continue;
 		}
 		pd->offset = pd->pos;
-		release_behind(pd);
 		if (pd->data_end - pd->pos < 8)
 			return -EBADMSG;
-		p = pd->map + pd->pos;
+		p = data_at(pd, pd->pos, 8);
+		if (!p)
+			return -EBADMSG;
 		size = get16(p + 6);
 		type = get32(p);
 		if (size < 8 || size > pd->data_end - pd->pos)
+			return -EBADMSG;
+		p = data_at(pd, pd->pos, (size_t)size);
+		if (!p)
 			return -EBADMSG;
 		pd->pos += size;
 		switch (type) {

@@ -86,13 +86,24 @@ struct pd_id {
 	size_t event;
 };
 
-#define RELEASE_STEP	(1u << 18)
+/*
+ * The data section is read through a window of the file: pread()s of
+ * WINDOW bytes, and a record's worth more (REC_MAX), so that a record is
+ * always whole in it. Mapped, the file cost page faults or madvise()s
+ * (10% of a report), a second time for the prescan's pass, resident
+ * memory that grew with how the page cache held the file, and a SIGBUS
+ * if it shrank.
+ */
+#define WINDOW		(1u << 17)
 
 struct secmap_perf_data {
-	const uint8_t *map;
+	const uint8_t *map;		/* the header and feature sections are read here */
 	size_t map_len;
+	int fd;
+	uint8_t *win;			/* WINDOW + REC_MAX bytes */
+	uint64_t win_off;		/* the file offset of win[0] */
+	size_t win_len;
 	bool skip_samples;		/* secmap_perf_data_skip_samples() */
-	uint64_t released;		/* pages before this were handed back */
 	uint64_t pos, data_end;		/* the next record in the file; the data's end */
 	uint64_t offset;		/* of the record last returned (or the bad one) */
 	struct pd_event *events;
