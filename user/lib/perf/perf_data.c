@@ -526,18 +526,16 @@ static int decompress(struct secmap_perf_data *pd, const uint8_t *in, size_t len
 }
 
 /*
- * The @need bytes of the data section at @pos (before data_end), in the
- * window: valid until the next call. Bytes of the window from @pos on are
- * kept, the rest read. NULL if the file ends early (it shrank) or cannot
- * be read.
+ * The window moved to start at @pos (before data_end): the bytes it held
+ * from @pos on kept, the rest read. Its first @need bytes, or NULL if the
+ * file ends early (it shrank) or cannot be read.
  */
-static const uint8_t *data_at(struct secmap_perf_data *pd, uint64_t pos, size_t need)
+static const uint8_t *__attribute__((noinline)) data_read(struct secmap_perf_data *pd,
+							   uint64_t pos, size_t need)
 {
 	size_t keep = 0, want;
 	ssize_t n;
 
-	if (pos >= pd->win_off && pos - pd->win_off + need <= pd->win_len)
-		return pd->win + (pos - pd->win_off);
 	if (pos >= pd->win_off && pos - pd->win_off < pd->win_len) {
 		keep = pd->win_len - (size_t)(pos - pd->win_off);
 		memmove(pd->win, pd->win + (pos - pd->win_off), keep);
@@ -557,6 +555,17 @@ static const uint8_t *data_at(struct secmap_perf_data *pd, uint64_t pos, size_t 
 		pd->win_len += (size_t)n;
 	}
 	return need <= pd->win_len ? pd->win : NULL;
+}
+
+/*
+ * The @need bytes of the data section at @pos, in the window: valid until
+ * the next call. Inlined, as what the window holds is a few instructions.
+ */
+static inline const uint8_t *data_at(struct secmap_perf_data *pd, uint64_t pos, size_t need)
+{
+	if (__builtin_expect(pos >= pd->win_off && pos - pd->win_off + need <= pd->win_len, 1))
+		return pd->win + (pos - pd->win_off);
+	return data_read(pd, pos, need);
 }
 
 /*
