@@ -400,10 +400,16 @@ static int read_sample(struct secmap_session *w, struct secmap_sample *s, struct
 			w->last_thread = walk_find_task(&w->threads, rec.tid, false);
 			w->last_tid = rec.tid;
 			w->last_thread_set = true;
+			w->comm_from = w->comm_until = 0;
 		}
 		t = w->last_task;
-		s->comm = w->last_thread && (rec.fields & PERF_SAMPLE_TID) ?
-			  walk_comm_at(w->last_thread, time) : NULL;
+		s->comm = NULL;
+		if (w->last_thread && (rec.fields & PERF_SAMPLE_TID)) {
+			if (time < w->comm_from || time >= w->comm_until)
+				w->last_comm = walk_comm_span(w->last_thread, time, &w->comm_from,
+							      &w->comm_until);
+			s->comm = w->last_comm;
+		}
 		/* The idle task never has a COMM record; perf calls it swapper. */
 		if (!s->comm && rec.pid == 0)
 			s->comm = "swapper";

@@ -184,6 +184,9 @@ struct secmap_session {
 	const struct task *last_thread;
 	int32_t last_pid, last_tid;
 	bool last_task_set, last_thread_set;
+	/* last_thread's name, and the times it holds for: [comm_from, comm_until) */
+	const char *last_comm;
+	uint64_t comm_from, comm_until;
 	/* walk_unnamed_comm()'s names, by tid: threads of no COMM come back at every sample */
 	struct unnamed_comm {
 		int32_t tid;
@@ -229,6 +232,7 @@ const char *walk_intern(struct interned *t, const char *s);
 int walk_prescan(struct secmap_session *w);
 struct task *walk_find_task(struct task_table *tab, int32_t id, bool create);
 const char *walk_comm_at(const struct task *t, uint64_t time);
+const char *walk_comm_span(const struct task *t, uint64_t time, uint64_t *from, uint64_t *until);
 const char *walk_unnamed_comm(struct secmap_session *w, int32_t tid);
 void walk_free_interned(struct interned *t);
 void walk_free_tasks(struct task_table *tab);

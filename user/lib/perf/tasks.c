@@ -282,8 +282,11 @@ static int cmp_comm_time(const void *a, const void *b)
  * Thread @t's comm at @time: the last one set at or before it; NULL before
  * the first, as perf, which names a thread only from the COMM or FORK it
  * has replayed by then (one lost under load leaves samples before the next).
+ * The index past it; *@from and *@until (exclusive) narrowed to the times
+ * it holds for.
  */
-static const struct comm_at *last_comm(const struct comm_at *c, size_t n, uint64_t time)
+static size_t last_comm(const struct comm_at *c, size_t n, uint64_t time,
+			uint64_t *from, uint64_t *until)
 {
 	size_t lo = 0, hi = n;
 
@@ -295,21 +298,36 @@ static const struct comm_at *last_comm(const struct comm_at *c, size_t n, uint64
 		else
 			hi = mid;
 	}
-	return lo ? &c[lo - 1] : NULL;
+	if (lo && c[lo - 1].time > *from)
+		*from = c[lo - 1].time;
+	if (lo < n && c[lo].time < *until)
+		*until = c[lo].time;
+	return lo;
 }
 
 /*
  * A name from a FORK yields to a COMM of the same time (synthesized at
- * start, the child's own name).
+ * start, the child's own name). The same name holds for every time in
+ * [*@from, *@until): a thread's samples ask again and again.
  */
+const char *walk_comm_span(const struct task *t, uint64_t time, uint64_t *from, uint64_t *until)
+{
+	size_t own, forked;
+
+	*from = 0;
+	*until = UINT64_MAX;
+	own = last_comm(t->comms, t->nr_comms, time, from, until);
+	forked = last_comm(t->fork_comms, t->nr_fork_comms, time, from, until);
+	if (forked && (!own || t->fork_comms[forked - 1].time > t->comms[own - 1].time))
+		return t->fork_comms[forked - 1].comm;
+	return own ? t->comms[own - 1].comm : NULL;
+}
+
 const char *walk_comm_at(const struct task *t, uint64_t time)
 {
-	const struct comm_at *own = last_comm(t->comms, t->nr_comms, time);
-	const struct comm_at *forked = last_comm(t->fork_comms, t->nr_fork_comms, time);
+	uint64_t from, until;
 
-	if (forked && (!own || forked->time > own->time))
-		return forked->comm;
-	return own ? own->comm : NULL;
+	return walk_comm_span(t, time, &from, &until);
 }
 
 /*
