@@ -2004,7 +2004,8 @@ static int stripped_library(const char *dir, const char *tag, const char *cflags
  * A stripped library's local function, named from the debuginfo its
  * .gnu_debuglink names in .debug/ beside it, only when that is the
  * library's (the same build-id; the link's CRC for a library without
- * one). No debuginfo at all, and no debuginfod server asked for:
+ * one), and never from a link that names a path. No debuginfo at all,
+ * and no debuginfod server asked for:
  * libdebuginfod (and curl, gnutls... behind it) never loaded.
  */
 TEST(user_symbols_from_a_debuglink)
@@ -2043,6 +2044,30 @@ TEST(user_symbols_from_a_debuglink)
 		snprintf(cmd, sizeof(cmd), "rm -r '%s/.debug'", dir);
 		ASSERT_EQ(0, system(cmd));
 	}
+
+	/*
+	 * A link that names a path leads nowhere: sub/liblink.so's says
+	 * "../liblink.so.debug", where its own debuginfo is. Named plainly
+	 * beside it, the same file is found.
+	 */
+	ASSERT_EQ(0, stripped_library(dir, "link", "", ""));
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir sub && mv liblink.so sub/ && "
+		 "mv link.debug/liblink.so.debug . && "
+		 "printf '../liblink.so.debug\\000\\000\\000\\000\\000' >link && "
+		 "objcopy --update-section .gnu_debuglink=link sub/liblink.so", dir);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(so, sizeof(so), "%s/sub/liblink.so", dir);
+	snprintf(dbg, sizeof(dbg), "%s/liblink.so.debug", dir);
+	ASSERT_TRUE(nm_function(dbg, "secmap_ut_hidden", &addr, &size));
+	off = readelf_file_offset(so, addr);
+	ASSERT_NE(~0ULL, off);
+	EXPECT_EQ(NULL, user_name_at(so, base, off + 1, buf, sizeof(buf)));
+	snprintf(cmd, sizeof(cmd), "cd '%s' && cp liblink.so.debug sub/ && "
+		 "printf 'liblink.so.debug\\000\\000\\000\\000\\000\\000\\000\\000' >link && "
+		 "objcopy --update-section .gnu_debuglink=link sub/liblink.so", dir);
+	ASSERT_EQ(0, system(cmd));
+	EXPECT_STREQ("secmap_ut_hidden", user_name_at(so, base, off + 1, buf, sizeof(buf)));
+
 	snprintf(cmd, sizeof(cmd), "rm -r '%s'", dir);
 	EXPECT_EQ(0, system(cmd));
 }
