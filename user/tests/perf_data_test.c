@@ -1484,9 +1484,14 @@ TEST(forks_applied_in_time_order)
  */
 TEST(comm_unknown_until_recorded)
 {
-	static const int32_t pids[] = { 400, 400, -1, 0 };
-	static const uint64_t times[] = { 3000, 6000, 6001, 6002 };
-	static const char *const want[] = { ":401", "late", ":-1", "swapper" };
+	/*
+	 * Back before the COMM after a sample past it; threads with no COMM
+	 * whose tids are 64 apart (the session remembers such names by tid).
+	 */
+	static const int32_t pids[] = { 400, 400, 400, -1, 0, 6, 70, 6 };
+	static const uint64_t times[] = { 3000, 6000, 3500, 6001, 6002, 6003, 6004, 6005 };
+	static const char *const want[] = { ":401", "late", ":401", ":-1", "swapper",
+					    ":7", ":71", ":7" };
 	struct bytes d = { 0 };
 	size_t r, i;
 
@@ -1495,9 +1500,9 @@ TEST(comm_unknown_until_recorded)
 	append(&d, "late\0\0\0", 8);
 	trailer(&d, 400, 5000, 0);
 	end_rec(&d, r);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 8; i++)
 		put_user_sample(&d, 0x400100, pids[i], pids[i] < 0 ? -1 : pids[i] + 1, times[i], 0);
-	expect_comms(_metadata, &d, want, 4, NULL);
+	expect_comms(_metadata, &d, want, 8, NULL);
 	free(d.p);
 }
 
