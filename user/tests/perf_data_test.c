@@ -63,7 +63,7 @@
 struct bytes {
 	uint8_t *p;
 	size_t len;
-	size_t cap;	/* 0: @p is a view of another's bytes, never appended to */
+	size_t cap;	/* the room at @p; a view of another's bytes (a cut) is never appended to */
 };
 
 /* Doubled as it fills: a file of megabytes is made a word at a time. */

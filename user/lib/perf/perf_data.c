@@ -5,12 +5,13 @@
  * The header, attrs and feature table are parsed and checked by perf_file.c;
  * here the attrs are decoded into events (names from HEADER_EVENT_DESC),
  * the sample ids mapped to them, and the records of the data section walked
- * one by one over a read-only mapping of the file: a perf.data can be
- * gigabytes, and the kernel pages it in and out as needed.
+ * one by one through a window read with pread() (perf_data.h's WINDOW): a
+ * perf.data can be gigabytes, and only the window is resident. The header
+ * and feature sections are read from a read-only mapping of the file.
  *
- * Each record is decoded where it lies, in the mapping or in the buffer of
+ * Each record is decoded where it lies, in the window or in the buffer of
  * decompressed bytes, where it is whole: valid until the next call, which
- * may hand the pages behind it back. Every read is checked against the
+ * may move the window past it. Every read is checked against the
  * record's size. A callchain is copied, into a buffer of the reader, only
  * when it is not 8-byte aligned there or not in host byte order, since the
  * caller gets it as an array of u64. Compressed records carry

@@ -370,7 +370,7 @@ static int read_sample(struct secmap_session *w, struct secmap_sample *s, struct
 		default:
 			continue;
 		}
-		/* Every other field is set below; not memset(): see reset_record(), perf_data.c. */
+		/* The sample's fields are set one by one below: see reset_record(), perf_decode.c. */
 		clear_frame(own);
 		s->sz = sizeof(*s);
 		s->frame = own;
