@@ -99,6 +99,9 @@ static inline uint64_t unknown_addr(const struct secmap_frame *f)
 	return f->user && f->map_end ? f->file_offset : f->ip;
 }
 
+/* The command line into @o and @args (report_options.c): an exit code, or -1 to go on. */
+int report_args(int argc, char **argv, struct report_opts *o, struct resolver_args *args);
+
 /* -g (report_graph.c) */
 struct report_graph;
 /*
