@@ -322,27 +322,32 @@ static int name_threads(struct table *t)
 
 /*
  * --children: @s's period to the row of every frame in its stack, once
- * a row however often it recurs there, its own row (@own) first. 0, or
- * -ENOMEM. The rows move as the table grows: t->last is @own's again at
- * the end.
+ * a row however often it recurs there, its own row (@own) first. With
+ * -g, the frame that counts is the first in the graph's order (perf's
+ * cursor), and its row gets the chain from there. 0, or -ENOMEM. The
+ * rows move as the table grows: t->last is @own's again at the end.
  */
 static int add_children(struct table *t, const struct report_opts *o,
 			const struct secmap_sample *s, struct row *own)
 {
-	size_t own_at = (size_t)(own - t->rows), i;
+	size_t own_at = (size_t)(own - t->rows), i, at, n = s->nr_chain;
+	bool reverse = o->chains && o->graph_caller;
 	uint64_t seq = ++t->nr_added;
 	struct row *r;
 
 	own->children += s->period;
 	own->seen = seq;
-	for (i = 0; i < s->nr_chain; i++) {
-		r = table_find(t, &o->keys, s, secmap_frame_at(s->chain, i));
+	for (i = 0; i < n; i++) {
+		at = reverse ? n - 1 - i : i;
+		r = table_find(t, &o->keys, s, secmap_frame_at(s->chain, at));
 		if (!r)
 			return -ENOMEM;
-		if (r->seen != seq) {
-			r->seen = seq;
-			r->children += s->period;
-		}
+		if (r->seen == seq)
+			continue;
+		r->seen = seq;
+		r->children += s->period;
+		if (o->chains && report_graph_add(o->chains, r, s, at))
+			return -ENOMEM;
 	}
 	t->last = &t->rows[own_at];
 	return 0;
@@ -382,7 +387,7 @@ static int fill_table(struct sample_walk *w, const struct report_opts *o, struct
 			return 0;
 		}
 		r = t->last;
-		if (o->chains && report_graph_add(o->chains, r, s)) {
+		if (o->chains && report_graph_add(o->chains, r, s, SIZE_MAX)) {
 			*nomem = true;
 			return 0;
 		}
@@ -461,7 +466,10 @@ int do_report(int argc, char **argv)
 	t.key_words = 2 * o.keys.nr;
 	report_set_columns(&o);
 	if (o.graph) {
-		o.chains = report_graph_new(o.graph_caller, o.graph_layout,
+		/* perf's: with children, chains go from a row's function to what it called. */
+		if (o.children && !o.graph_order_given)
+			o.graph_caller = true;
+		o.chains = report_graph_new(o.graph_caller, o.children, o.graph_layout,
 					    o.sort_given && !o.nr_fields && o.keys.key[0] == KEY_SYM,
 					    o.graph_min_percent, o.graph_limit);
 		if (!o.chains)

@@ -74,7 +74,7 @@ struct report_opts {
 	bool header, header_only;	/* --header, --header-only */
 	bool children;		/* --children: rows for every frame of the callchains */
 	/* -g: each row's chains, in a layout; in caller order; threshold (%), a limit */
-	bool graph, graph_caller;
+	bool graph, graph_caller, graph_order_given;
 	enum graph_layout graph_layout;
 	double graph_min_percent;
 	size_t graph_limit;
@@ -105,14 +105,19 @@ int report_args(int argc, char **argv, struct report_opts *o, struct resolver_ar
 /* -g (report_graph.c) */
 struct report_graph;
 /*
- * @skip_first: perf's graph leaves out the first frame (the row's own
- * function) when the table is sorted by sym first.
+ * @children: rows of every frame in the chains (--children), with the
+ * chains from there on. @skip_first: perf's graph leaves out the first
+ * frame (the row's own function) when the table is sorted by sym first.
  */
-struct report_graph *report_graph_new(bool caller, enum graph_layout layout, bool skip_first,
-				      double min_percent, size_t limit);
+struct report_graph *report_graph_new(bool caller, bool children, enum graph_layout layout,
+				      bool skip_first, double min_percent, size_t limit);
 void report_graph_free(struct report_graph *g);
-/* @s's chain under row @r; 0 or -ENOMEM. */
-int report_graph_add(struct report_graph *g, const struct row *r, const struct secmap_sample *s);
+/*
+ * @s's chain under row @r, of the frame at @at in it (--children), or of
+ * the sample's own (SIZE_MAX): the whole chain. 0 or -ENOMEM.
+ */
+int report_graph_add(struct report_graph *g, const struct row *r, const struct secmap_sample *s,
+		     size_t at);
 /* Every sample added, @nr_rows rows: ready to print; 0 or -ENOMEM. */
 int report_graph_finish(struct report_graph *g, size_t nr_rows);
 void report_graph_print(const struct report_graph *g, const struct row *r, uint64_t total);

@@ -43,6 +43,7 @@ struct report_graph {
 	bool caller;
 	enum graph_layout layout;
 	bool skip_first;	/* perf's graph leaves out the row's own function when sorted by sym first */
+	bool children;		/* --children: rows' chains from their frames on */
 	double min_percent;
 	size_t limit;		/* chains a row at most; 0: all */
 	struct graph_node *nodes;
@@ -59,14 +60,15 @@ struct report_graph {
 	uint32_t *root_of;		/* per row id, or NO_NODE */
 };
 
-struct report_graph *report_graph_new(bool caller, enum graph_layout layout, bool skip_first,
-				      double min_percent, size_t limit)
+struct report_graph *report_graph_new(bool caller, bool children, enum graph_layout layout,
+				      bool skip_first, double min_percent, size_t limit)
 {
 	struct report_graph *g = calloc(1, sizeof(*g));
 
 	if (!g)
 		return NULL;
 	g->caller = caller;
+	g->children = children;
 	g->layout = layout;
 	g->skip_first = skip_first;
 	g->min_percent = min_percent;
@@ -146,19 +148,27 @@ static void frame_key(const struct secmap_frame *f, uint64_t key[3])
 /*
  * A sample without a chain adds nothing: perf drops a chain it finds
  * corrupt (a marker no context has), keeping the sample in its row.
+ * --children: a row of a frame in the chain gets the chain from that
+ * frame on, in the graph's order: its callers (callee order), or what it
+ * called (caller order), as perf's cursor goes on from there.
  */
-int report_graph_add(struct report_graph *g, const struct row *r, const struct secmap_sample *s)
+int report_graph_add(struct report_graph *g, const struct row *r, const struct secmap_sample *s,
+		     size_t at)
 {
 	uint64_t key[3] = { r->id, 0, 0 };
-	size_t i, n = s->nr_chain;
+	size_t i, n = s->nr_chain, first = 0, len = n;
 	uint32_t node;
 
 	if (!n)
 		return 0;
 	if (r->id >= NO_NODE)
 		return -ENOMEM;
+	if (at < n) {
+		first = g->caller ? n - 1 - at : at;
+		len = n - first;
+	}
 	node = child(g, NO_NODE, (uint32_t)r->id, key, NULL, 0);
-	for (i = 0; node != NO_NODE && i < n; i++) {
+	for (i = first; node != NO_NODE && i < first + len; i++) {
 		const struct secmap_frame *f = secmap_frame_at(s->chain, g->caller ? n - 1 - i : i);
 
 		frame_key(f, key);
@@ -450,6 +460,8 @@ static void print_graph(const struct report_graph *g, const struct row *r, uint6
 	struct graph_print p = { .g = g, .fractal = g->layout == GRAPH_FRACTAL,
 				 .min_hits = (uint64_t)(total * (g->min_percent / 100)) };
 	uint32_t root = r->id < g->nr_rows ? g->root_of[r->id] : NO_NODE;
+	/* What the row's chains add up to: its children's period with --children. */
+	uint64_t row_total = g->children ? r->children : r->period;
 	uint32_t *top, n;
 	size_t nr;
 	bool printed = false;
@@ -461,7 +473,7 @@ static void print_graph(const struct report_graph *g, const struct row *r, uint6
 	top = branches(&p, root, &nr);
 	if (!top)
 		return;
-	if (nr == 1 && g->cumul[top[0]] == r->period) {
+	if (nr == 1 && g->cumul[top[0]] == row_total) {
 		uint32_t last = run_end(g, top[0]);
 		size_t i = 0;
 
@@ -484,7 +496,7 @@ static void print_graph(const struct report_graph *g, const struct row *r, uint6
 	}
 	free(top);
 	/* Fractal: the first level's shares are of the row's period. */
-	if (print_branches(&p, root, p.fractal ? r->period : total, 1, 1, left) || printed)
+	if (print_branches(&p, root, p.fractal ? row_total : total, 1, 1, left) || printed)
 		printf("\n");
 }
 
@@ -558,6 +570,7 @@ int report_graph_option(struct report_opts *o, const char *arg)
 			continue;
 		case GRAPH_WORD_ORDER:
 			o->graph_caller = !strcmp(word, "caller");
+			o->graph_order_given = true;
 			continue;
 		case GRAPH_WORD_SAME:
 			continue;

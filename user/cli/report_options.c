@@ -147,8 +147,10 @@ static void report_usage(FILE *f)
 		"  -g, --call-graph [ARGS] under each row its call chains, as perf's tree;\n"
 		"                         ARGS, comma-separated: graph (the default), fractal,\n"
 		"                         flat or folded,\n"
-		"                         caller or callee (the default), a threshold in percent\n"
-		"                         (0.5), a limit of branches a level; none: no chains\n"
+		"                         caller or callee (the default; caller with\n"
+		"                         --children, from each row's function on), a threshold\n"
+		"                         in percent (0.5), a limit of branches a level; none:\n"
+		"                         no chains\n"
 		"      --header           the perf.data's header and the recording's, then the table\n"
 		"      --header-only      the headers alone\n"
 		"      --pprof FILE       write the samples kept as a pprof profile (gzipped\n"
@@ -290,8 +292,8 @@ int report_args(int argc, char **argv, struct report_opts *o, struct resolver_ar
 	}
 	if (optind < argc)
 		return unexpected_argument("report", argv[optind], report_usage);
-	if (o->graph && (o->children || json_output || o->pprof_path)) {
-		p_err("report: -g prints chains in the text table, without --children (not yet)");
+	if (o->graph && (json_output || o->pprof_path)) {
+		p_err("report: -g prints chains in the text table (not yet in -j or --pprof)");
 		return SECMAP_EXIT_USAGE;
 	}
 	return o->nr_fields ? fields_keys(o) : -1;

@@ -12,9 +12,12 @@ Rows of one text (perf makes one per map of a dso) are compared as a set.
 With --flat, the texts are of `-g flat`: each row's chains (share, then a
 frame a line) are compared as a set, their order being perf's by the
 samples that ended in each, which the text does not show.
+With --named, rows of unknown functions (an address: "0x...", "0000...")
+are left out on both sides: with --children, perf 6.1 keys a callchain's
+unknown frame by its map-relative address, another row than the sample's.
 Prints a summary line; exits 1 on any difference, or on no rows.
 
-    graph_trees.py [--flat] PERF_TEXT SECMAP_TEXT
+    graph_trees.py [--flat] [--named] PERF_TEXT SECMAP_TEXT
 """
 import re
 import sys
@@ -116,9 +119,19 @@ def main_flat(perf, ours):
     return 1 if not perf or bad else 0
 
 
+def named(rows):
+    """@rows without those of an unknown function's address."""
+    return {row: trees for row, trees in rows.items()
+            if not re.search(r" (0x[0-9a-f]+|0{8,}[0-9a-f]*)( |$)", row)}
+
+
 def main():
-    flat = sys.argv[1] == "--flat"
-    perf, ours = blocks(sys.argv[1 + flat]), blocks(sys.argv[2 + flat])
+    args = sys.argv[1:]
+    flat, only_named = "--flat" in args, "--named" in args
+    args = [a for a in args if a not in ("--flat", "--named")]
+    perf, ours = blocks(args[0]), blocks(args[1])
+    if only_named:
+        perf, ours = named(perf), named(ours)
     if flat:
         return main_flat(perf, ours)
     same = tied = 0

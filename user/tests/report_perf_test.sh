@@ -497,7 +497,8 @@ done
 # report -g: each row's call chains, folded, every one (threshold 0) and
 # as perf leaves them (0.5%), callee and caller order, a limit: "row |
 # chain" lines of perf report -g folded and of secmap report -g.
-chain_lines() { grep -v '^#' | awk -v drop="$1" -v only_share="$2" '/^ / { if (drop) { $2 = ""; $0 = $0 }
+# chain_lines DROP ONLY_SHARE: DROP, a row's field to leave out (secmap's samples), or "".
+chain_lines() { grep -v '^#' | awk -v drop="$1" -v only_share="$2" '/^ / { if (drop) { $drop = ""; $0 = $0 }
 	$1 = $1; row = $0; next } /^[0-9]/ { print row " | " (only_share ? $1 : $0) }' | sort; }
 same_chains() {
 	local f=$1 sort=$2 args=$3 limited=
@@ -507,7 +508,7 @@ same_chains() {
 	"$perf" report -i "$f" --stdio --no-children --sort "$sort" -w 0,64,0,0 -g "folded,$args" \
 		2>/dev/null | chain_lines "" "$limited" >perf.g
 	"$secmap" report -i "$f" -m rec.data --sort "$sort" -g "folded,$args" 2>/dev/null |
-		chain_lines 1 "$limited" >ours.g
+		chain_lines 2 "$limited" >ours.g
 	[ -s perf.g ] && cmp -s perf.g ours.g
 }
 for args in 0,callee 0,caller callee caller,0.1 callee,0.1,2; do
@@ -550,6 +551,38 @@ for args in graph,callee graph,caller graph,0.1,callee graph,0,caller fractal,ca
 		check "report -g $args --sort $sort: perf report's chains of host-callchain.data" \
 			graph_rows host-callchain.data $sort $args
 	done
+done
+# --children -g: a row of a function in the chains gets the chains from
+# its frame on, toward what it called (perf's caller order, its default
+# with children) or its callers (callee). Rows of named functions: perf
+# 6.1 keys a callchain's unknown frame by its map-relative address, a row
+# the sample's own address is not (as in the --children table above).
+children_rows() {
+	"$perf" report -i "$1" --stdio --children -n -w 0,0,0,0,0,0 --sort "$2" -g "$3" \
+		2>/dev/null >perf.t
+	"$secmap" report -i "$1" -m rec.data --children --sort "$2" -g "$3" 2>/dev/null >ours.t
+	case $3 in
+	flat*) python3 "$here/graph_trees.py" --flat --named perf.t ours.t ;;
+	*) python3 "$here/graph_trees.py" --named perf.t ours.t ;;
+	esac
+}
+for args in graph graph,callee fractal,0.1 graph,0,caller flat flat,callee; do
+	for sort in dso,sym sym,dso; do
+		check "report --children -g $args --sort $sort: perf report's chains of host-callchain.data" \
+			children_rows host-callchain.data $sort $args
+	done
+done
+children_folded() {
+	"$perf" report -i host-callchain.data --stdio --children -w 0,0,0,0 --sort dso,sym \
+		-g "folded,$1" 2>/dev/null | chain_lines "" "" | grep -v -e '\] 0x' -e '\] 0000' >perf.g
+	"$secmap" report -i host-callchain.data -m rec.data --children --sort dso,sym \
+		-g "folded,$1" 2>/dev/null | chain_lines 3 "" | grep -v -e '\] 0x' -e '\] 0000' >ours.g
+	[ -s perf.g ] && cmp -s perf.g ours.g
+}
+for args in 0 0,callee; do
+	check "report --children -g folded,$args: perf report's chains of named functions" \
+		children_folded $args
+	cmp -s perf.g ours.g || diff perf.g ours.g | head -4 | sed 's/^/# /'
 done
 # Fractal's "[...]": what the branches shown leave of their parent's share.
 graph_rows host-callchain.data dso,sym fractal,callee >/dev/null
