@@ -537,12 +537,16 @@ check "report -g folded,bogus: exit 2, one line" status_and_line 2 err "bogus"
 # No column cut: -w 64 for the second, meant for a comm, cut a C++ name of
 # the compiler's sorted sym,dso (the VM lane builds kernels meanwhile).
 graph_rows() {
-	"$perf" report -i "$1" --stdio --no-children -w 0,0,0,0 --sort "$2" -g "$3" \
-		2>/dev/null >perf.t
-	"$secmap" report -i "$1" -m rec.data --sort "$2" -g "$3" 2>/dev/null >ours.t
+	local mode=(--no-children -w 0,0,0,0) ours=() named=()
+	# --children: perf's Samples column too, as secmap prints it.
+	if [ "${4:-}" = children ]; then
+		mode=(--children -n -w 0,0,0,0,0,0) ours=(--children) named=(--named)
+	fi
+	"$perf" report -i "$1" --stdio "${mode[@]}" --sort "$2" -g "$3" 2>/dev/null >perf.t
+	"$secmap" report -i "$1" -m rec.data "${ours[@]}" --sort "$2" -g "$3" 2>/dev/null >ours.t
 	case $3 in
-	flat*) python3 "$here/graph_trees.py" --flat perf.t ours.t ;;
-	*) python3 "$here/graph_trees.py" perf.t ours.t ;;
+	flat*) python3 "$here/graph_trees.py" --flat "${named[@]}" perf.t ours.t ;;
+	*) python3 "$here/graph_trees.py" "${named[@]}" perf.t ours.t ;;
 	esac
 }
 for args in graph,callee graph,caller graph,0.1,callee graph,0,caller fractal,callee \
@@ -557,19 +561,10 @@ done
 # with children) or its callers (callee). Rows of named functions: perf
 # 6.1 keys a callchain's unknown frame by its map-relative address, a row
 # the sample's own address is not (as in the --children table above).
-children_rows() {
-	"$perf" report -i "$1" --stdio --children -n -w 0,0,0,0,0,0 --sort "$2" -g "$3" \
-		2>/dev/null >perf.t
-	"$secmap" report -i "$1" -m rec.data --children --sort "$2" -g "$3" 2>/dev/null >ours.t
-	case $3 in
-	flat*) python3 "$here/graph_trees.py" --flat --named perf.t ours.t ;;
-	*) python3 "$here/graph_trees.py" --named perf.t ours.t ;;
-	esac
-}
 for args in graph graph,callee fractal,0.1 graph,0,caller flat flat,callee; do
 	for sort in dso,sym sym,dso; do
 		check "report --children -g $args --sort $sort: perf report's chains of host-callchain.data" \
-			children_rows host-callchain.data $sort $args
+			graph_rows host-callchain.data $sort $args children
 	done
 done
 children_folded() {
