@@ -495,7 +495,7 @@ static void print_graph(const struct report_graph *g, const struct row *r, uint6
 		root = last;
 	}
 	free(top);
-	/* Fractal: the first level's shares are of the row's period. */
+	/* Fractal: the first level's shares are of the row's (its Children with --children). */
 	if (print_branches(&p, root, p.fractal ? row_total : total, 1, 1, left) || printed)
 		printf("\n");
 }
