@@ -466,9 +466,6 @@ int do_report(int argc, char **argv)
 	t.key_words = 2 * o.keys.nr;
 	report_set_columns(&o);
 	if (o.graph) {
-		/* perf's: with children, chains go from a row's function to what it called. */
-		if (o.children && !o.graph_order_given)
-			o.graph_caller = true;
 		o.chains = report_graph_new(o.graph_caller, o.children, o.graph_layout,
 					    o.sort_given && !o.nr_fields && o.keys.key[0] == KEY_SYM,
 					    o.graph_min_percent, o.graph_limit);

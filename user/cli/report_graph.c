@@ -156,19 +156,17 @@ int report_graph_add(struct report_graph *g, const struct row *r, const struct s
 		     size_t at)
 {
 	uint64_t key[3] = { r->id, 0, 0 };
-	size_t i, n = s->nr_chain, first = 0, len = n;
+	size_t i, n = s->nr_chain;
 	uint32_t node;
 
 	if (!n)
 		return 0;
 	if (r->id >= NO_NODE)
 		return -ENOMEM;
-	if (at < n) {
-		first = g->caller ? n - 1 - at : at;
-		len = n - first;
-	}
+	/* i counts in the graph's order: where @at is in it, or from the start. */
+	i = at >= n ? 0 : g->caller ? n - 1 - at : at;
 	node = child(g, NO_NODE, (uint32_t)r->id, key, NULL, 0);
-	for (i = first; node != NO_NODE && i < first + len; i++) {
+	for (; node != NO_NODE && i < n; i++) {
 		const struct secmap_frame *f = secmap_frame_at(s->chain, g->caller ? n - 1 - i : i);
 
 		frame_key(f, key);

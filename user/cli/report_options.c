@@ -296,5 +296,8 @@ int report_args(int argc, char **argv, struct report_opts *o, struct resolver_ar
 		p_err("report: -g prints chains in the text table (not yet in -j or --pprof)");
 		return SECMAP_EXIT_USAGE;
 	}
+	/* perf's: with children, chains go from a row's function to what it called. */
+	if (o->children && !o->graph_order_given)
+		o->graph_caller = true;
 	return o->nr_fields ? fields_keys(o) : -1;
 }
