@@ -501,14 +501,19 @@ done
 chain_lines() { grep -v '^#' | awk -v drop="$1" -v only_share="$2" '/^ / { if (drop) { $drop = ""; $0 = $0 }
 	$1 = $1; row = $0; next } /^[0-9]/ { print row " | " (only_share ? $1 : $0) }' | sort; }
 same_chains() {
-	local f=$1 sort=$2 args=$3 limited=
+	local f=$1 sort=$2 args=$3 limited= mode=(--no-children -w 0,64,0,0) ours=() drop=2
+	local named='^$'
 	# A limit cuts among chains of one share in perf's order of its
 	# tree: those compared by their shares alone.
 	case $args in *,*,*) limited=1 ;; esac
-	"$perf" report -i "$f" --stdio --no-children --sort "$sort" -w 0,64,0,0 -g "folded,$args" \
-		2>/dev/null | chain_lines "" "$limited" >perf.g
-	"$secmap" report -i "$f" -m rec.data --sort "$sort" -g "folded,$args" 2>/dev/null |
-		chain_lines 2 "$limited" >ours.g
+	# children: rows of named functions only (graph_rows says why).
+	if [ "${4:-}" = children ]; then
+		mode=(--children -w 0,0,0,0) ours=(--children) drop=3 named='\] (0x|0000)'
+	fi
+	"$perf" report -i "$f" --stdio "${mode[@]}" --sort "$sort" -g "folded,$args" \
+		2>/dev/null | chain_lines "" "$limited" | grep -Ev "$named" >perf.g
+	"$secmap" report -i "$f" -m rec.data "${ours[@]}" --sort "$sort" -g "folded,$args" \
+		2>/dev/null | chain_lines "$drop" "$limited" | grep -Ev "$named" >ours.g
 	[ -s perf.g ] && cmp -s perf.g ours.g
 }
 for args in 0,callee 0,caller callee caller,0.1 callee,0.1,2; do
@@ -567,16 +572,9 @@ for args in graph graph,callee fractal,0.1 graph,0,caller flat flat,callee; do
 			graph_rows host-callchain.data $sort $args children
 	done
 done
-children_folded() {
-	"$perf" report -i host-callchain.data --stdio --children -w 0,0,0,0 --sort dso,sym \
-		-g "folded,$1" 2>/dev/null | chain_lines "" "" | grep -v -e '\] 0x' -e '\] 0000' >perf.g
-	"$secmap" report -i host-callchain.data -m rec.data --children --sort dso,sym \
-		-g "folded,$1" 2>/dev/null | chain_lines 3 "" | grep -v -e '\] 0x' -e '\] 0000' >ours.g
-	[ -s perf.g ] && cmp -s perf.g ours.g
-}
 for args in 0 0,callee; do
 	check "report --children -g folded,$args: perf report's chains of named functions" \
-		children_folded $args
+		same_chains host-callchain.data dso,sym $args children
 	cmp -s perf.g ours.g || diff perf.g ours.g | head -4 | sed 's/^/# /'
 done
 # Fractal's "[...]": what the branches shown leave of their parent's share.
