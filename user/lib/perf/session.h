@@ -69,6 +69,17 @@ void libsecmap_user_syms_free(struct libsecmap_user_syms *u);
  */
 int libsecmap_user_syms_recorded(struct libsecmap_user_syms *u, const char *path,
 				 const uint8_t *id, size_t len);
+/* user_files.c: the build-id perf recorded for @path (interned), or NULL. */
+const struct user_recorded *libsecmap_user_recorded(const struct libsecmap_user_syms *u,
+						    const char *path);
+/*
+ * Whether @path, from a perf.data, may be opened: absolute, no "..", not
+ * under /proc, /sys or /dev.
+ */
+bool libsecmap_user_path_ok(const char *path);
+/* The path of perf's build-id cache's copy of @want for @path: malloc()ed; NULL if none. */
+char *libsecmap_user_cached_copy(const struct libsecmap_user_syms *u, const char *path,
+				 const struct user_recorded *want);
 /*
  * Into @frame (zeroed by the caller): the function at @file_offset in the
  * file at @path (interned), if one is known, and the file's build-id. 0,

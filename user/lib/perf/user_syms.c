@@ -78,39 +78,6 @@ void libsecmap_user_syms_init(struct libsecmap_user_syms *u)
 		u->buildid_dir = NULL;
 }
 
-static const struct user_recorded *find_recorded(const struct libsecmap_user_syms *u,
-						 const char *path)
-{
-	uint64_t h = libsecmap_hashmap_hash_u64(&u->recorded_by_path, (uintptr_t)path);
-	struct libsecmap_hashmap_slot *s;
-
-	for (s = libsecmap_hashmap_probe(&u->recorded_by_path, h); s;
-	     s = libsecmap_hashmap_next(&u->recorded_by_path, h, s))
-		if (u->recorded[s->item].path == path)
-			return &u->recorded[s->item];
-	return NULL;
-}
-
-int libsecmap_user_syms_recorded(struct libsecmap_user_syms *u, const char *path,
-				 const uint8_t *id, size_t len)
-{
-	struct user_recorded *r;
-
-	if (!len || len > USER_BUILD_ID_MAX || find_recorded(u, path))
-		return 0;
-	if (libsecmap_grow_in(&u->recorded, &u->cap_recorded, u->nr_recorded,
-			      sizeof(*u->recorded), 64) ||
-	    libsecmap_hashmap_add(&u->recorded_by_path,
-				  libsecmap_hashmap_hash_u64(&u->recorded_by_path, (uintptr_t)path),
-				  u->nr_recorded))
-		return -ENOMEM;
-	r = &u->recorded[u->nr_recorded++];
-	r->path = path;
-	memcpy(r->id, id, len);
-	r->len = len;
-	return 0;
-}
-
 static void free_file(struct user_file *f)
 {
 	free(f->syms);
@@ -447,29 +414,6 @@ static int read_module(Dwfl_Module *mod, struct user_file *f)
 }
 
 /*
- * Whether @path, from the perf.data, may be opened: an absolute path with
- * no ".." in it, as the kernel writes a mapped file's (d_path()); not
- * "[vdso]", "//anon" or a name made up to reach elsewhere.
- */
-static bool path_ok(const char *path)
-{
-	static const char *const pseudo[] = { "/proc/", "/sys/", "/dev/" };
-	const char *p;
-	size_t i;
-
-	if (path[0] != '/')
-		return false;
-	/* Files there are no programs, and some (/proc/kcore) are vast. */
-	for (i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++)
-		if (!strncmp(path, pseudo[i], strlen(pseudo[i])))
-			return false;
-	for (p = path; (p = strstr(p, "/..")); p += 3)
-		if (p[3] == '/' || !p[3])
-			return false;
-	return true;
-}
-
-/*
  * Whether @path names a JIT's symbol map as perf writes it,
  * /tmp/perf-PID.map, and the session names JIT code after it.
  */
@@ -653,28 +597,6 @@ static int load_elf(struct user_file *f, const char *path, const struct user_rec
 }
 
 /*
- * perf's build-id cache's copy of the build @want: BUILDID_DIR/.build-id/
- * ab/cdef.../elf ("vdso" for the vDSO, which perf record saves there).
- * The name is made of the build-id's hex digits alone. malloc()ed; NULL
- * if there is no cache or no memory.
- */
-static char *cached_copy(const struct libsecmap_user_syms *u, const char *path,
-			 const struct user_recorded *want)
-{
-	char hex[2 * USER_BUILD_ID_MAX + 1], *p;
-	size_t i;
-
-	if (!u->buildid_dir || !want->len)
-		return NULL;
-	for (i = 0; i < want->len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", want->id[i]);
-	if (asprintf(&p, "%s/.build-id/%.2s/%s/%s", u->buildid_dir, hex, hex + 2,
-		     strcmp(path, "[vdso]") ? "elf" : "vdso") < 0)
-		return NULL;
-	return p;
-}
-
-/*
  * @f's functions: from the file at its path when that is the build perf
  * recorded (or perf recorded none), else from perf's build-id cache, as
  * perf finds it on another machine or after the file changed. A file
@@ -682,18 +604,18 @@ static char *cached_copy(const struct libsecmap_user_syms *u, const char *path,
  */
 static int load_file(const struct libsecmap_user_syms *u, struct user_file *f)
 {
-	const struct user_recorded *want = find_recorded(u, f->path);
+	const struct user_recorded *want = libsecmap_user_recorded(u, f->path);
 	char *copy;
 	int err = -ENOENT;
 
-	if (path_ok(f->path)) {
+	if (libsecmap_user_path_ok(f->path)) {
 		err = load_elf(f, f->path, want);
 		if (err != -ENOENT && err != -ESTALE)
 			return err;
 	}
 	if (!want)
 		return 0;
-	copy = cached_copy(u, f->path, want);
+	copy = libsecmap_user_cached_copy(u, f->path, want);
 	if (copy)
 		err = load_elf(f, copy, want);
 	free(copy);
