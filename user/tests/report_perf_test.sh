@@ -28,7 +28,7 @@ else
 	tmp=$(mktemp -d)
 	perfs=host
 fi
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/../../scripts/tap.sh"
 . "$(dirname "$0")/perf_in.sh"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -362,6 +362,29 @@ if ${CC:-cc} -O2 -o "$tmp/jit" "$(dirname "$0")/jit_spin.c" 2>/dev/null; then
 		grep -o '/tmp/perf-[0-9]*\.map' | sort -u)
 else
 	ok "report: jit # SKIP no C compiler (\$CC or cc) to build the JIT"
+fi
+
+# Twin libraries (twin_spin.c): two files of one layout, a function at the
+# same offset in each under its own name; a sample in each gets its own
+# file's name, as perf script gives it.
+src=$(dirname "$0")/twin_spin.c
+twin_offsets_same() {
+	local a b
+	a=$(readelf -sW "$tmp/libtwin_a.so" | awk '$NF == "twin_a_spin" { print $2 }' | sort -u)
+	b=$(readelf -sW "$tmp/libtwin_b.so" | awk '$NF == "twin_b_spin" { print $2 }' | sort -u)
+	[ -n "$a" ] && [ "$a" = "$b" ]
+}
+if ${CC:-cc} -O1 -fPIC -shared -DTWIN=twin_a -o "$tmp/libtwin_a.so" "$src" 2>/dev/null &&
+	${CC:-cc} -O1 -fPIC -shared -DTWIN=twin_b -o "$tmp/libtwin_b.so" "$src" 2>/dev/null &&
+	${CC:-cc} -O2 -o "$tmp/twin" "$src" -L"$tmp" -ltwin_a -ltwin_b -Wl,-rpath,"$tmp" 2>/dev/null; then
+	workload=("$tmp/twin" 1)
+	variant twin -e cpu-clock
+	workload=(bash -c "$work")
+	check "report: twin: the twins' functions at one offset; perf names both" \
+		eval 'twin_offsets_same && grep -q " twin_a_spin+0x" perf.us &&
+			grep -q " twin_b_spin+0x" perf.us'
+else
+	ok "report: twin # SKIP no C compiler (\$CC or cc) to build the twin libraries"
 fi
 
 # A BPF program (bpf_spin.c) the kernel runs in a loop: its JITed code is

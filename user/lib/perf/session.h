@@ -43,6 +43,7 @@ struct user_map {
  * interned path), its functions, read on the first frame in it.
  */
 struct user_file;
+struct user_answer;
 #define USER_BUILD_ID_MAX	20
 /* A file's build-id as perf recorded it (HEADER_BUILD_ID). */
 struct user_recorded {
@@ -59,6 +60,7 @@ struct libsecmap_user_syms {
 	struct user_recorded *recorded;
 	size_t nr_recorded, cap_recorded;
 	char *buildid_dir;	/* perf's build-id cache ($PERF_BUILDID_DIR, ~/.debug); NULL: none */
+	struct user_answer *answers;	/* USER_ANSWERS of them, made on the first frame */
 };
 void libsecmap_user_syms_init(struct libsecmap_user_syms *u);
 void libsecmap_user_syms_free(struct libsecmap_user_syms *u);

@@ -50,6 +50,19 @@ struct user_file {
 	size_t build_id_len;
 };
 
+/*
+ * Answers by file and offset, a newer one taking an older one's place: samples
+ * come back to few addresses, and a search misses the cache at each step.
+ */
+#define USER_ANSWERS	4096
+struct user_answer {
+	const char *path;	/* NULL: none here yet */
+	uint64_t file_offset;
+	const struct user_file *file;
+	const char *symbol;
+	uint64_t symbol_offset;
+};
+
 /* The largest file read for symbols: no program or library comes near. */
 #define USER_FILE_MAX	((uint64_t)4 << 30)
 
@@ -99,6 +112,7 @@ void libsecmap_user_syms_free(struct libsecmap_user_syms *u)
 	free(u->recorded);
 	libsecmap_hashmap_free(&u->recorded_by_path);
 	free(u->buildid_dir);
+	free(u->answers);
 	memset(u, 0, sizeof(*u));
 }
 
@@ -649,23 +663,20 @@ static struct user_file *find_file(struct libsecmap_user_syms *u, const char *pa
 	return u->last = f;
 }
 
-int libsecmap_user_symbol(struct libsecmap_user_syms *u, const char *path, uint64_t file_offset,
-			  struct secmap_frame *frame)
+/* The function at @file_offset in @f, into @a: a NULL symbol if none. */
+static void search_symbol(const struct user_file *f, uint64_t file_offset, struct user_answer *a)
 {
-	const struct user_file *f = find_file(u, path);
 	size_t lo = 0, hi, i;
 	uint64_t addr;
 
-	if (!f)
-		return -ENOMEM;
-	frame->build_id = f->build_id;
-	frame->build_id_len = f->build_id_len;
+	a->symbol = NULL;
+	a->symbol_offset = 0;
 	for (i = 0; i < f->nr_segs; i++)
 		if (file_offset - f->segs[i].offset < f->segs[i].filesz &&
 		    file_offset >= f->segs[i].offset)
 			break;
 	if (i == f->nr_segs)
-		return 0;
+		return;
 	addr = file_offset - f->segs[i].offset + f->segs[i].vaddr;
 	/* The last function starting at or below @addr. */
 	hi = f->nr_syms;
@@ -678,8 +689,34 @@ int libsecmap_user_symbol(struct libsecmap_user_syms *u, const char *path, uint6
 			hi = mid;
 	}
 	if (!lo || addr >= f->syms[lo - 1].end)
-		return 0;
-	frame->symbol = f->syms[lo - 1].name;
-	frame->symbol_offset = addr - f->syms[lo - 1].start;
+		return;
+	a->symbol = f->syms[lo - 1].name;
+	a->symbol_offset = addr - f->syms[lo - 1].start;
+}
+
+int libsecmap_user_symbol(struct libsecmap_user_syms *u, const char *path, uint64_t file_offset,
+			  struct secmap_frame *frame)
+{
+	struct user_answer *a, none = { 0 };
+	const struct user_file *f;
+
+	/* Out of memory, no table: every frame is searched. */
+	if (!u->answers)
+		u->answers = calloc(USER_ANSWERS, sizeof(*u->answers));
+	a = u->answers ? &u->answers[((file_offset ^ (uintptr_t)path) * 0x9e3779b97f4a7c15ull) >>
+				     (64 - __builtin_ctz(USER_ANSWERS))] : &none;
+	if (a->path != path || a->file_offset != file_offset) {
+		f = find_file(u, path);
+		if (!f)
+			return -ENOMEM;
+		search_symbol(f, file_offset, a);
+		a->file = f;
+		a->path = path;
+		a->file_offset = file_offset;
+	}
+	frame->build_id = a->file->build_id;
+	frame->build_id_len = a->file->build_id_len;
+	frame->symbol = a->symbol;
+	frame->symbol_offset = a->symbol_offset;
 	return 0;
 }
