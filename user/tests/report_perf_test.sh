@@ -387,6 +387,32 @@ else
 	ok "report: twin # SKIP no C compiler (\$CC or cc) to build the twin libraries"
 fi
 
+# A stripped program (plt_spin.c) that spends its time in a PLT slot: its
+# file gives perf no symbol, so perf names none of its PLT slots (it
+# makes them only for a file that gave it symbols) and shows addresses.
+plt_unnamed() {
+	local lo size a
+	read -r lo size < <(readelf -SW "$tmp/plt_spin" | sed 's/^ *\[ *[0-9]*\] *//' |
+		awk '$1 == ".plt" { print $3, $5 }')
+	[ -n "$lo" ] && ! grep -q ' plt_spin .*@plt' perf.r || return 1
+	for a in $(awk '$2 == "plt_spin" && $4 ~ /^0x/ { print $4 }' perf.r); do
+		((a >= 0x$lo && a < 0x$lo + 0x$size)) && return 0
+	done
+	return 1
+}
+if ${CC:-cc} -O2 -fno-builtin -o "$tmp/plt_spin" "$(dirname "$0")/plt_spin.c" 2>/dev/null &&
+	strip "$tmp/plt_spin" 2>/dev/null; then
+	workload=("$tmp/plt_spin" 1)
+	variant stripped -e cpu-clock
+	workload=(bash -c "$work")
+	check "report --sort dso,sym: perf report's $(perf_rows host-stripped.data --sort dso,sym |
+		wc -l) rows of host-stripped.data" same_rows host-stripped.data --sort dso,sym
+	cmp -s perf.r ours.r || diff perf.r ours.r | head -4 | sed 's/^/# /'
+	check "report: stripped: perf shows the address of a PLT slot, named by no symbol" plt_unnamed
+else
+	ok "report: stripped # SKIP no C compiler (\$CC or cc) or strip to build the program"
+fi
+
 # A BPF program (bpf_spin.c) the kernel runs in a loop: its JITed code is
 # named by the KSYMBOL record the kernel writes at its load, as perf names
 # it, dso and symbol alike; and by the one perf record synthesizes for a

@@ -231,8 +231,11 @@ static char *demangle(const char *name)
 	return cplus_demangle(name, DMGL_NO_OPTS);
 }
 
-/* The functions of @mod's best symbol table (@n entries) into @f->syms, names copied. */
-static int read_symbols(Dwfl_Module *mod, size_t n, struct user_file *f)
+/*
+ * The functions of @mod's best symbol table (@n entries) into @f->syms,
+ * names copied; *@any: it holds a symbol perf keeps, a data object too.
+ */
+static int read_symbols(Dwfl_Module *mod, size_t n, struct user_file *f, bool *any)
 {
 	size_t i, len = 0;
 	char *p, **shown;
@@ -249,6 +252,7 @@ static int read_symbols(Dwfl_Module *mod, size_t n, struct user_file *f)
 
 		if (!name || !*name || shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
 			continue;
+		*any |= type == STT_OBJECT;
 		/* Functions, and as perf has them, the labels of .text (_start). */
 		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
 		    (type != STT_NOTYPE || !in_text(in, shndx)))
@@ -278,6 +282,7 @@ static int read_symbols(Dwfl_Module *mod, size_t n, struct user_file *f)
 		free(shown[i]);
 	}
 	free(shown);
+	*any |= f->nr_syms > 0;
 	return err;
 }
 
@@ -399,6 +404,7 @@ static int read_module(Dwfl_Module *mod, struct user_file *f)
 {
 	int n = dwfl_module_getsymtab(mod), err;
 	struct plt plt = { 0 };
+	bool any = false;
 	GElf_Addr bias;
 	GElf_Ehdr ehdr;
 	Elf *elf;
@@ -419,8 +425,9 @@ static int read_module(Dwfl_Module *mod, struct user_file *f)
 	f->syms = calloc((size_t)n + plt.nr + 1, sizeof(*f->syms));
 	if (!f->syms)
 		return -ENOMEM;
-	err = read_symbols(mod, (size_t)n, f);
-	if (!err && plt.nr)
+	err = read_symbols(mod, (size_t)n, f, &any);
+	/* perf names the PLT's slots only in a file that gave it symbols (dso__load()). */
+	if (!err && plt.nr && any)
 		err = read_plt(elf, &plt, (uint32_t)n, f);
 	if (!err)
 		sort_syms(f);
