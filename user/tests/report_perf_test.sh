@@ -413,6 +413,28 @@ else
 	ok "report: stripped # SKIP no C compiler (\$CC or cc) or strip to build the program"
 fi
 
+# C++ through the PLT (cxx_spin.cc): perf names a slot after the function
+# it jumps to, demangled ("operator delete@plt"). Where a symbol without a
+# size (_init) reaches over the PLT, perf's answer depends on the shape of
+# its tree of symbols: the slots' rows perf names are compared, and every
+# function by the 99% check of variant.
+plt_rows_named() {
+	grep -q ' cxx_spin \[\.\] operator delete@plt$' perf.r &&
+		! grep '@plt$' perf.r | grep -qvxFf ours.r
+}
+if ${CXX:-c++} -O0 -o "$tmp/cxx_spin" "$(dirname "$0")/cxx_spin.cc" 2>/dev/null; then
+	workload=("$tmp/cxx_spin" 1)
+	variant cxx -e cpu-clock
+	workload=(bash -c "$work")
+	perf_rows host-cxx.data --sort dso,sym >perf.r
+	ours_rows host-cxx.data --sort dso,sym >ours.r
+	check "report --sort dso,sym: the $(grep -c '@plt$' perf.r) PLT slots perf names in host-cxx.data, demangled" \
+		plt_rows_named
+	grep '@plt$' perf.r | grep -vxFf ours.r | head -4 | sed 's/^/# perf: /'
+else
+	ok "report: cxx # SKIP no C++ compiler (\$CXX or c++) to build the program"
+fi
+
 # A BPF program (bpf_spin.c) the kernel runs in a loop: its JITed code is
 # named by the KSYMBOL record the kernel writes at its load, as perf names
 # it, dso and symbol alike; and by the one perf record synthesizes for a

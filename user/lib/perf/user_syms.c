@@ -359,27 +359,33 @@ static const char *plt_target(Elf *elf, const struct plt *plt, size_t i)
 }
 
 /*
- * As perf names them, each PLT slot after the function it jumps to
- * ("strlen@plt"), one per .rela.plt relocation, in its order.
+ * As perf names them, each PLT slot after the function it jumps to,
+ * demangled ("operator delete@plt"), one per .rela.plt relocation, in its
+ * order.
  */
 static int read_plt(Elf *elf, const struct plt *plt, uint32_t order, struct user_file *f)
 {
+	char *p, **shown = calloc(plt->nr ? plt->nr : 1, sizeof(*shown));
 	size_t i, len = 0;
-	char *p;
 
-	for (i = 0; i < plt->nr; i++)
-		len += strlen(plt_target(elf, plt, i)) + sizeof("@plt");
-	f->plt_names = malloc(len ? len : 1);
-	if (!f->plt_names)
+	if (!shown)
 		return -ENOMEM;
-	for (i = 0, p = f->plt_names; i < plt->nr; i++) {
+	for (i = 0; i < plt->nr; i++) {
+		shown[i] = demangle(plt_target(elf, plt, i));
+		len += strlen(shown[i] ? shown[i] : plt_target(elf, plt, i)) + sizeof("@plt");
+	}
+	f->plt_names = malloc(len ? len : 1);
+	for (i = 0, p = f->plt_names; p && i < plt->nr; i++) {
 		uint64_t start = plt->first + i * PLT_SLOT;
 
 		f->syms[f->nr_syms++] = (struct user_sym){ start, start + PLT_SLOT, p,
 							   order + (uint32_t)i, STB_GLOBAL };
-		p = stpcpy(stpcpy(p, plt_target(elf, plt, i)), "@plt") + 1;
+		p = stpcpy(stpcpy(p, shown[i] ? shown[i] : plt_target(elf, plt, i)), "@plt") + 1;
 	}
-	return 0;
+	for (i = 0; i < plt->nr; i++)
+		free(shown[i]);
+	free(shown);
+	return f->plt_names ? 0 : -ENOMEM;
 }
 
 /* The functions of @mod, its PLT slots and the PT_LOAD segments of its file, into @f. */
