@@ -142,10 +142,22 @@ count_events() {
 
 # variant NAME PERF_RECORD_ARGS...: recorded and read by $which perf.
 variant() {
-	local name=$which-$1 f=$tmp/$which-$1.data cnt
+	local name=$which-$1 f=$tmp/$which-$1.data cnt lost tries=3
 	shift
-	perf_in "$which" record -q "$@" -a -o "${f##*/}" -- "${workload[@]}" >/dev/null \
-		2>"$tmp/record.err"
+	# A record perf lost (PERF_RECORD_LOST: a machine too busy for its
+	# buffers) may be a FORK or a COMM, without which perf's own answers
+	# go wrong in ways no reader should copy (a reused tid keeps its old
+	# process): such a file is recorded again, three times at most.
+	while :; do
+		perf_in "$which" record -q "$@" -a -o "${f##*/}" -- "${workload[@]}" >/dev/null \
+			2>"$tmp/record.err"
+		lost=$(perf_in "$which" report -i "${f##*/}" --stats 2>/dev/null |
+			awk '$1 == "LOST" && $2 == "events:" { print $3; exit }')
+		if [ "${lost:-0}" -eq 0 ] || [ $((tries -= 1)) -eq 0 ]; then
+			break
+		fi
+		echo "# $name: perf lost $lost records while recording: recorded again"
+	done
 	if [ ! -s "$f" ]; then
 		not_ok "report: $name: perf record wrote $f"
 		return
