@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * A BPF program that spins, run by the kernel (BPF_PROG_TEST_RUN) for
  * about @seconds: samples land in its JITed code, which the kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* A JIT in miniature: code copied into anonymous executable memory and
  * described in /tmp/perf-PID.map, as JITs do for perf. */
 #include <stdio.h>

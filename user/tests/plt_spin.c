@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Calls through the PLT in a loop, built to be stripped: a program whose
  * file keeps no symbol of its own (no .symtab, nothing defined in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Twin libraries: this file built twice with -shared -DTWIN=twin_a and
  * -DTWIN=twin_b gives two files of one layout, their functions at the same
