@@ -361,7 +361,7 @@ same_rows() {
 # A JIT in miniature (jit_spin.c): its code named from the map it writes
 # for perf, /tmp/perf-PID.map. The host's perf only: the sid root's would
 # look for that map in the root's /tmp.
-if ${CC:-cc} -O2 -o "$tmp/jit" "$(dirname "$0")/jit_spin.c" 2>/dev/null; then
+if ${CC:-cc} -O2 -o "$tmp/jit" "$here/jit_spin.c" 2>/dev/null; then
 	workload=("$tmp/jit")
 	variant jit -e cpu-clock
 	workload=(bash -c "$work")
@@ -379,7 +379,7 @@ fi
 # Twin libraries (twin_spin.c): two files of one layout, a function at the
 # same offset in each under its own name; a sample in each gets its own
 # file's name, as perf script gives it.
-src=$(dirname "$0")/twin_spin.c
+src=$here/twin_spin.c
 twin_offsets_same() {
 	local a b
 	a=$(readelf -sW "$tmp/libtwin_a.so" | awk '$NF == "twin_a_spin" { print $2 }' | sort -u)
@@ -412,7 +412,7 @@ plt_unnamed() {
 	done
 	return 1
 }
-if ${CC:-cc} -O2 -fno-builtin -o "$tmp/plt_spin" "$(dirname "$0")/plt_spin.c" 2>/dev/null &&
+if ${CC:-cc} -O2 -fno-builtin -o "$tmp/plt_spin" "$here/plt_spin.c" 2>/dev/null &&
 	strip "$tmp/plt_spin" 2>/dev/null; then
 	workload=("$tmp/plt_spin" 1)
 	variant stripped -e cpu-clock
@@ -434,7 +434,7 @@ plt_rows_named() {
 	grep -q ' cxx_spin \[\.\] operator delete@plt$' perf.r &&
 		! grep '@plt$' perf.r | grep -qvxFf ours.r
 }
-if ${CXX:-c++} -O0 -o "$tmp/cxx_spin" "$(dirname "$0")/cxx_spin.cc" 2>/dev/null; then
+if ${CXX:-c++} -O0 -o "$tmp/cxx_spin" "$here/cxx_spin.cc" 2>/dev/null; then
 	workload=("$tmp/cxx_spin" 1)
 	variant cxx -e cpu-clock
 	workload=(bash -c "$work")
@@ -461,7 +461,7 @@ bpf_check() {
 	echo "# $f: $(wc -l <perf.b) samples in the program"
 	[ -s perf.b ] && cmp -s perf.b ours.b
 }
-if ${CC:-cc} -O2 -o "$tmp/bpf_spin" "$(dirname "$0")/bpf_spin.c" 2>/dev/null &&
+if ${CC:-cc} -O2 -o "$tmp/bpf_spin" "$here/bpf_spin.c" 2>/dev/null &&
 	tag=$("$tmp/bpf_spin" 0.1 2>"$tmp/bpf.err"); then
 	workload=("$tmp/bpf_spin" 1)
 	variant bpf -e cpu-clock
