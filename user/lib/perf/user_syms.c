@@ -45,7 +45,6 @@ struct user_file {
 	struct user_seg *segs;
 	size_t nr_segs;
 	char *names;
-	char *plt_names;
 	uint8_t *build_id;	/* the file's NT_GNU_BUILD_ID, for a frame's mapping */
 	size_t build_id_len;
 };
@@ -96,7 +95,6 @@ static void free_file(struct user_file *f)
 	free(f->syms);
 	free(f->segs);
 	free(f->names);
-	free(f->plt_names);
 	free(f->build_id);
 	free(f);
 }
@@ -233,13 +231,12 @@ static char *demangle(const char *name)
 
 /*
  * The functions of @mod's best symbol table (@n entries) into @f->syms,
- * names copied; *@any: it holds a symbol perf keeps, a data object too.
+ * named in the table (copy_names()); *@any: it holds a symbol perf keeps,
+ * a data object too.
  */
-static int read_symbols(Dwfl_Module *mod, size_t n, struct user_file *f, bool *any)
+static void read_symbols(Dwfl_Module *mod, size_t n, struct user_file *f, bool *any)
 {
-	size_t i, len = 0;
-	char *p, **shown;
-	int err = 0;
+	size_t i;
 
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -261,29 +258,7 @@ static int read_symbols(Dwfl_Module *mod, size_t n, struct user_file *f, bool *a
 							   (uint32_t)i,
 							   (uint8_t)GELF_ST_BIND(sym.st_info) };
 	}
-	/* Names copied out (libdwfl's go with the module), demangled as perf shows them. */
-	shown = calloc(f->nr_syms ? f->nr_syms : 1, sizeof(*shown));
-	if (!shown)
-		return -ENOMEM;
-	for (i = 0; i < f->nr_syms; i++) {
-		shown[i] = demangle(f->syms[i].name);
-		len += strlen(shown[i] ? shown[i] : f->syms[i].name) + 1;
-	}
-	f->names = malloc(len ? len : 1);
-	if (!f->names)
-		err = -ENOMEM;
-	for (i = 0, p = f->names; i < f->nr_syms; i++) {
-		const char *name = shown[i] ? shown[i] : f->syms[i].name;
-
-		if (p) {
-			f->syms[i].name = p;
-			p = stpcpy(p, name) + 1;
-		}
-		free(shown[i]);
-	}
-	free(shown);
 	*any |= f->nr_syms > 0;
-	return err;
 }
 
 /* Section @want of @elf and its header, or NULL. */
@@ -359,33 +334,50 @@ static const char *plt_target(Elf *elf, const struct plt *plt, size_t i)
 }
 
 /*
- * As perf names them, each PLT slot after the function it jumps to,
- * demangled ("operator delete@plt"), one per .rela.plt relocation, in its
- * order.
+ * Each PLT slot, named as perf names it after the function it jumps to
+ * (copy_names() adds "@plt"), one per .rela.plt relocation, in its order.
  */
-static int read_plt(Elf *elf, const struct plt *plt, uint32_t order, struct user_file *f)
+static void read_plt(Elf *elf, const struct plt *plt, uint32_t order, struct user_file *f)
 {
-	char *p, **shown = calloc(plt->nr ? plt->nr : 1, sizeof(*shown));
+	size_t i;
+
+	for (i = 0; i < plt->nr; i++) {
+		uint64_t start = plt->first + i * PLT_SLOT;
+
+		f->syms[f->nr_syms++] = (struct user_sym){ start, start + PLT_SLOT,
+							   plt_target(elf, plt, i),
+							   order + (uint32_t)i, STB_GLOBAL };
+	}
+}
+
+/*
+ * @f's names, still the file's tables', copied out (they go with the
+ * module) as perf shows them: demangled, and "name@plt" from @first_plt on.
+ */
+static int copy_names(struct user_file *f, size_t first_plt)
+{
+	char *p, **shown = calloc(f->nr_syms ? f->nr_syms : 1, sizeof(*shown));
 	size_t i, len = 0;
 
 	if (!shown)
 		return -ENOMEM;
-	for (i = 0; i < plt->nr; i++) {
-		shown[i] = demangle(plt_target(elf, plt, i));
-		len += strlen(shown[i] ? shown[i] : plt_target(elf, plt, i)) + sizeof("@plt");
+	for (i = 0; i < f->nr_syms; i++) {
+		shown[i] = demangle(f->syms[i].name);
+		len += strlen(shown[i] ? shown[i] : f->syms[i].name) + 1 +
+		       (i >= first_plt ? strlen("@plt") : 0);
 	}
-	f->plt_names = malloc(len ? len : 1);
-	for (i = 0, p = f->plt_names; p && i < plt->nr; i++) {
-		uint64_t start = plt->first + i * PLT_SLOT;
+	f->names = malloc(len ? len : 1);
+	for (i = 0, p = f->names; i < f->nr_syms; i++) {
+		const char *name = shown[i] ? shown[i] : f->syms[i].name;
 
-		f->syms[f->nr_syms++] = (struct user_sym){ start, start + PLT_SLOT, p,
-							   order + (uint32_t)i, STB_GLOBAL };
-		p = stpcpy(stpcpy(p, shown[i] ? shown[i] : plt_target(elf, plt, i)), "@plt") + 1;
-	}
-	for (i = 0; i < plt->nr; i++)
+		if (p) {
+			f->syms[i].name = p;
+			p = stpcpy(stpcpy(p, name), i >= first_plt ? "@plt" : "") + 1;
+		}
 		free(shown[i]);
+	}
 	free(shown);
-	return f->plt_names ? 0 : -ENOMEM;
+	return f->names ? 0 : -ENOMEM;
 }
 
 /* The functions of @mod, its PLT slots and the PT_LOAD segments of its file, into @f. */
@@ -411,6 +403,7 @@ static int read_module(Dwfl_Module *mod, struct user_file *f)
 	int n = dwfl_module_getsymtab(mod), err;
 	struct plt plt = { 0 };
 	bool any = false;
+	size_t first_plt;
 	GElf_Addr bias;
 	GElf_Ehdr ehdr;
 	Elf *elf;
@@ -431,10 +424,12 @@ static int read_module(Dwfl_Module *mod, struct user_file *f)
 	f->syms = calloc((size_t)n + plt.nr + 1, sizeof(*f->syms));
 	if (!f->syms)
 		return -ENOMEM;
-	err = read_symbols(mod, (size_t)n, f, &any);
+	read_symbols(mod, (size_t)n, f, &any);
+	first_plt = f->nr_syms;
 	/* perf names the PLT's slots only in a file that gave it symbols (dso__load()). */
-	if (!err && plt.nr && any)
-		err = read_plt(elf, &plt, (uint32_t)n, f);
+	if (any)
+		read_plt(elf, &plt, (uint32_t)n, f);
+	err = copy_names(f, first_plt);
 	if (!err)
 		sort_syms(f);
 	return err;
@@ -545,13 +540,12 @@ static void forget_file(struct user_file *f)
 	free(f->syms);
 	free(f->segs);
 	free(f->names);
-	free(f->plt_names);
 	free(f->build_id);
 	f->build_id = NULL;
 	f->build_id_len = 0;
 	f->syms = NULL;
 	f->segs = NULL;
-	f->names = f->plt_names = NULL;
+	f->names = NULL;
 	f->nr_syms = f->nr_segs = 0;
 }
 
